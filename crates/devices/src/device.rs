@@ -1,0 +1,115 @@
+//! The device trait every model implements, and what a device reports about
+//! itself: identity, geometry and statistics.
+
+use crate::command::{Command, Completion, Payload};
+use crate::error::DeviceError;
+use crate::zoned::ZoneDescriptor;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use zonelab_engine::Ns;
+
+/// Static facts about a device, fixed at construction.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DeviceInfo {
+    /// Profile name (e.g. "zn540").
+    pub name: String,
+    /// Model kind (e.g. "zns-ssd", "hm-smr-hdd", "ftl-ssd", "cmr-hdd").
+    pub model: String,
+    pub description: String,
+    pub block_bytes: u32,
+    pub capacity_blocks: u64,
+    /// Present on zoned devices.
+    pub zoned: Option<ZonedInfo>,
+}
+
+/// Shape of a zoned namespace.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ZonedInfo {
+    pub zone_count: u32,
+    pub zone_size_blocks: u64,
+    pub zone_capacity_blocks: u64,
+    pub conventional_zones: u32,
+    pub max_open_zones: u32,
+    pub max_active_zones: u32,
+}
+
+impl DeviceInfo {
+    pub fn capacity_bytes(&self) -> u64 {
+        self.capacity_blocks * self.block_bytes as u64
+    }
+}
+
+/// Device statistics as reported in results JSON.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct DeviceStats {
+    pub host_read_bytes: u64,
+    pub host_write_bytes: u64,
+    pub media_read_bytes: u64,
+    pub media_write_bytes: u64,
+    /// media_write_bytes / host_write_bytes (1.0 when nothing was written).
+    pub write_amplification: f64,
+    pub gc_runs: u64,
+    pub gc_copied_bytes: u64,
+    pub erases: u64,
+    pub zone_resets: u64,
+    pub zone_finishes: u64,
+    /// Busy fraction of each resource class over the run (e.g. "channel", "die",
+    /// "actuator").
+    pub utilisation: BTreeMap<String, f64>,
+    /// Model-specific counters.
+    pub counters: BTreeMap<String, u64>,
+}
+
+impl DeviceStats {
+    /// Fills `write_amplification` from the byte counts.
+    pub fn finish(mut self) -> Self {
+        self.write_amplification = if self.host_write_bytes == 0 {
+            1.0
+        } else {
+            // Rounded to 1e-6 so JSON output is stable and readable.
+            ((self.media_write_bytes as f64 / self.host_write_bytes as f64) * 1e6).round() / 1e6
+        };
+        self
+    }
+}
+
+/// A simulated storage device. Requests are submitted in non-decreasing virtual
+/// time; the device reserves its internal resources and returns when the host sees
+/// the completion. Background work (GC, cache flushes) is done by the device on the
+/// same resources, so it delays later requests as on real hardware.
+pub trait Device {
+    fn info(&self) -> &DeviceInfo;
+
+    /// Submits `cmd` at virtual time `now_ns`. Rule violations are typed errors and
+    /// leave the device unchanged.
+    fn submit(&mut self, now_ns: Ns, cmd: &Command, payload: Payload<'_>) -> Result<Completion, DeviceError>;
+
+    /// Report zones: up to `max` descriptors from zone `first`. Block devices return
+    /// [`DeviceError::Unsupported`].
+    fn report_zones(&self, first: u32, max: u32) -> Result<Vec<ZoneDescriptor>, DeviceError> {
+        let _ = (first, max);
+        Err(DeviceError::Unsupported { command: "report-zones", device: self.info().name.clone() })
+    }
+
+    /// Statistics so far; `elapsed_ns` is the run's virtual duration, for
+    /// utilisation.
+    fn stats(&self, elapsed_ns: Ns) -> DeviceStats;
+}
+
+/// Checks the payload length against the command, before any state changes.
+pub fn check_payload(cmd: &Command, payload: &Payload<'_>, block_bytes: u32) -> Result<(), DeviceError> {
+    let expected_bytes = cmd.data_blocks() as u64 * block_bytes as u64;
+    let got_bytes = match payload {
+        Payload::SizeOnly => return Ok(()),
+        Payload::Write(b) => b.len() as u64,
+        Payload::Read(b) => b.len() as u64,
+    };
+    let direction_ok = matches!(
+        (cmd, payload),
+        (Command::Read { .. }, Payload::Read(_)) | (Command::Write { .. } | Command::Append { .. }, Payload::Write(_))
+    );
+    if !direction_ok || got_bytes != expected_bytes {
+        return Err(DeviceError::PayloadSize { command: cmd.name(), expected_bytes, got_bytes });
+    }
+    Ok(())
+}

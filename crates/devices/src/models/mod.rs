@@ -1,0 +1,19 @@
+//! Device models, registered by their profile's `model` name. A new model is a new
+//! file here implementing [`crate::Device`] plus one line in [`build`].
+
+use crate::device::Device;
+use crate::profile::{model_of, ProfileError, ProfileSource};
+
+pub mod zns_ssd;
+
+/// Model names known to [`build`].
+pub const MODELS: &[&str] = &["zns-ssd", "hm-smr-hdd", "cmr-hdd", "ftl-ssd"];
+
+/// Builds a device from a profile's source, validating every value.
+pub fn build(src: &ProfileSource) -> Result<Box<dyn Device>, ProfileError> {
+    let model = model_of(src)?;
+    match model.as_str() {
+        "zns-ssd" => Ok(Box::new(zns_ssd::ZnsSsd::from_profile(src)?)),
+        _ => Err(ProfileError::UnknownModel { profile: src.source_name.clone(), model, known: MODELS.join(", ") }),
+    }
+}

@@ -1,0 +1,17 @@
+//! ZoneLab engine (DESIGN.md layer 1): the virtual clock, an event queue with
+//! deterministic tie-breaking, seeded RNG streams (one per component), and the
+//! statistics every run reports (latency histograms, counters, time series).
+//!
+//! Nothing here knows about storage; devices and workloads build on it.
+
+pub mod event_queue;
+pub mod rng;
+pub mod stats;
+pub mod time;
+pub mod timeline;
+
+pub use event_queue::EventQueue;
+pub use rng::{RngStream, RngStreams};
+pub use stats::{Counters, LatencyHistogram, LatencySummary, TimeSeries};
+pub use time::*;
+pub use timeline::Timeline;

@@ -1,0 +1,6 @@
+//! ZoneLab experiments (DESIGN.md layer 6): the bench and replay runners that
+//! drive devices in virtual time, the results they produce, the `reproduce`
+//! targets that compare runs with papers' claims, and the HTML report.
+
+pub mod reproduce_result;
+pub mod report;

@@ -1,0 +1,108 @@
+//! The result of `zonelab reproduce <target>`: claims compared with a paper and the
+//! figures (series of points) behind them. Serialised to `results.json`, which must
+//! be byte-identical across runs with the same seed: no wall-clock data here.
+
+use serde::Serialize;
+
+/// One claim from a paper, compared with what this run measured.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Claim {
+    /// Stable id, e.g. `zn540.seq_read_mib_s`.
+    pub id: String,
+    pub description: String,
+    /// The paper's value.
+    pub paper: f64,
+    /// This run's value.
+    pub measured: f64,
+    pub unit: String,
+    /// Tolerance used for `holds`, as a fraction of `paper` (0.05 = ±5%).
+    pub tolerance: f64,
+    pub holds: bool,
+}
+
+impl Claim {
+    /// A claim that holds when `measured` is within ±`tolerance` (fraction) of `paper`.
+    pub fn within(id: &str, description: &str, paper: f64, measured: f64, unit: &str, tolerance: f64) -> Self {
+        let holds = paper != 0.0 && ((measured - paper) / paper).abs() <= tolerance;
+        Self {
+            id: id.to_string(),
+            description: description.to_string(),
+            paper,
+            measured: round_sig(measured),
+            unit: unit.to_string(),
+            tolerance,
+            holds,
+        }
+    }
+}
+
+/// A plotted series: named (x, y) points.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// How a figure is drawn.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum FigureKind {
+    Line,
+    /// One bar per series point; x values are category indices into `categories`.
+    Bar,
+}
+
+/// A figure: one or more series sharing axes.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Figure {
+    /// Stable id, also the CSV file name (`<id>.csv`).
+    pub id: String,
+    pub title: String,
+    pub kind: FigureKind,
+    pub x_label: String,
+    pub y_label: String,
+    /// Category names for bar figures (empty for line figures).
+    pub categories: Vec<String>,
+    pub series: Vec<Series>,
+}
+
+/// Everything `results.json` holds.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ReproduceResult {
+    pub target: String,
+    pub scale: f64,
+    pub seed: u64,
+    pub version: String,
+    pub claims: Vec<Claim>,
+    pub figures: Vec<Figure>,
+    /// Free-form notes the target wants in the report (e.g. why a claim misses).
+    pub notes: Vec<String>,
+}
+
+/// Rounds to 6 significant digits so JSON stays readable and stable.
+pub fn round_sig(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let digits = 6 - 1 - x.abs().log10().floor() as i32;
+    let f = 10f64.powi(digits);
+    (x * f).round() / f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claim_holds_within_tolerance_only() {
+        assert!(Claim::within("a", "", 100.0, 104.9, "x", 0.05).holds);
+        assert!(!Claim::within("a", "", 100.0, 105.1, "x", 0.05).holds);
+        assert!(!Claim::within("a", "", 100.0, 94.0, "x", 0.05).holds);
+    }
+
+    #[test]
+    fn rounding_keeps_six_significant_digits() {
+        assert_eq!(round_sig(1039.61234), 1039.61);
+        assert_eq!(round_sig(0.000123456789), 0.000123457);
+    }
+}

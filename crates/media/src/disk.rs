@@ -1,0 +1,1 @@
+//! Disk mechanics (written next).
