@@ -2,5 +2,8 @@
 //! drive devices in virtual time, the results they produce, the `reproduce`
 //! targets that compare runs with papers' claims, and the HTML report.
 
+pub mod bench;
+pub mod reproduce;
 pub mod reproduce_result;
+pub mod run_result;
 pub mod report;

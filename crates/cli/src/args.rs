@@ -1,0 +1,145 @@
+//! Command-line arguments (clap derive).
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(name = "zonelab", version, about = "A laboratory for zoned and hybrid storage: device models, paper reproductions, benchmarks in virtual time")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// List the built-in device profiles.
+    Devices(DevicesArgs),
+    /// Report the zones of a zoned device (fresh, as built from its profile).
+    Zones(ZonesArgs),
+    /// Run a fio-like job on a device in virtual time.
+    Bench(BenchArgs),
+    /// Replay a block trace on a device in virtual time.
+    Replay(ReplayArgs),
+    /// Reproduce a paper's experiments and compare with its claims.
+    Reproduce(ReproduceArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct DevicesArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ZonesArgs {
+    /// Built-in profile name or path to a profile .toml.
+    #[arg(long)]
+    pub device: String,
+    /// First zone to report.
+    #[arg(long, default_value_t = 0)]
+    pub first: u32,
+    /// Number of zones to report.
+    #[arg(long, default_value_t = 16)]
+    pub count: u32,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Built-in profile name or path to a profile .toml.
+    #[arg(long)]
+    pub device: String,
+    /// read, write, randread, randwrite, readwrite, randrw (as fio's --rw).
+    #[arg(long, default_value = "randread")]
+    pub rw: String,
+    /// Block size (e.g. 4k, 1MiB).
+    #[arg(long, default_value = "4k")]
+    pub bs: String,
+    /// Requests in flight per job.
+    #[arg(long, default_value_t = 1)]
+    pub iodepth: u32,
+    /// Number of jobs; the region is split between them.
+    #[arg(long, default_value_t = 1)]
+    pub numjobs: u32,
+    /// Start of the region (bytes, e.g. 1g).
+    #[arg(long, default_value = "0")]
+    pub offset: String,
+    /// Region size (default: to the end of the device).
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Bytes each job transfers (default: its part of the region once).
+    #[arg(long)]
+    pub io_size: Option<String>,
+    /// Virtual run time (e.g. 10s); stops issuing after it.
+    #[arg(long)]
+    pub runtime: Option<String>,
+    /// Percentage of reads in mixed modes.
+    #[arg(long, default_value_t = 50)]
+    pub rwmixread: u32,
+    /// Zones a random-write job keeps open on a zoned device.
+    #[arg(long)]
+    pub max_open_zones: Option<u32>,
+    /// Interval of the throughput time series (virtual time, e.g. 100ms).
+    #[arg(long, default_value = "100ms")]
+    pub sample_interval: String,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print the results as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the results JSON to this file.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// Built-in profile name or path to a profile .toml.
+    #[arg(long)]
+    pub device: String,
+    /// Trace file.
+    #[arg(long)]
+    pub trace: std::path::PathBuf,
+    /// auto, msr (MSR Cambridge / SNIA CSV), disksim (DiskSim/MQSim ASCII), csv (time_ns,op,offset_bytes,size_bytes), alibaba.
+    #[arg(long, default_value = "auto")]
+    pub format: String,
+    /// Open loop: divide inter-arrival times by this factor (2 = twice as fast).
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f64,
+    /// Closed loop at this queue depth instead of the trace's timestamps.
+    #[arg(long)]
+    pub qd: Option<u32>,
+    /// Replay only this disk number (MSR traces) or device id (Alibaba traces).
+    #[arg(long)]
+    pub disk: Option<u64>,
+    /// Keep records whose timestamps go backwards (issued in file order).
+    #[arg(long)]
+    pub allow_unsorted: bool,
+    /// Stop after this many records.
+    #[arg(long)]
+    pub limit: Option<u64>,
+    #[arg(long, default_value = "1s")]
+    pub sample_interval: String,
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReproduceArgs {
+    /// Target to reproduce (see --list).
+    pub target: Option<String>,
+    /// List the targets.
+    #[arg(long)]
+    pub list: bool,
+    /// Scale factor: shrinks data set and run length together (1 = paper scale).
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
+    /// Output directory.
+    #[arg(long, default_value = "results")]
+    pub out: std::path::PathBuf,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}

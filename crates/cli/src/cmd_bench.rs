@@ -1,0 +1,103 @@
+//! `zonelab bench`: a fio-like job on a device.
+
+use crate::args::BenchArgs;
+use crate::units::{parse_duration_ns, parse_size};
+use crate::{progress, table};
+use zonelab_experiments::bench::{run_bench, BenchOptions};
+use zonelab_experiments::run_result::RunResult;
+use zonelab_workloads::job::{JobSpec, RwMode};
+
+fn opt(name: &str, r: Result<u64, String>) -> Result<u64, String> {
+    r.map_err(|e| format!("--{name}: {e}"))
+}
+
+pub fn spec_from_args(a: &BenchArgs) -> Result<JobSpec, String> {
+    let rw: RwMode = a.rw.parse().map_err(|e| format!("--rw: {e}"))?;
+    Ok(JobSpec {
+        rw,
+        block_size_bytes: opt("bs", parse_size(&a.bs))?,
+        iodepth: a.iodepth,
+        numjobs: a.numjobs,
+        offset_bytes: opt("offset", parse_size(&a.offset))?,
+        size_bytes: a.size.as_deref().map(|s| opt("size", parse_size(s))).transpose()?,
+        io_size_bytes: a.io_size.as_deref().map(|s| opt("io-size", parse_size(s))).transpose()?,
+        runtime_ns: a.runtime.as_deref().map(|s| opt("runtime", parse_duration_ns(s))).transpose()?,
+        rwmixread_percent: a.rwmixread,
+        max_open_zones: a.max_open_zones,
+    })
+}
+
+pub fn run(a: BenchArgs) -> Result<(), String> {
+    let spec = spec_from_args(&a)?;
+    let interval = opt("sample-interval", parse_duration_ns(&a.sample_interval))?;
+    let mut device = zonelab_devices::open_device(&a.device).map_err(|e| e.to_string())?;
+    let pb = progress::bytes_bar();
+    let mut report = |done: u64, planned: u64| {
+        if planned > 0 {
+            pb.set_length(planned);
+        }
+        pb.set_position(done);
+    };
+    let opts = BenchOptions { seed: a.seed, series_interval_ns: interval };
+    let result = run_bench(device.as_mut(), &spec, &opts, Some(&mut report)).map_err(|e| e.to_string())?;
+    pb.finish_and_clear();
+    emit(&result, a.json, a.out.as_deref())
+}
+
+/// Prints a run's result as JSON or a table, and writes it to `out` if given.
+pub fn emit(result: &RunResult, json: bool, out: Option<&std::path::Path>) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(result).map_err(|e| e.to_string())? + "\n";
+    if let Some(path) = out {
+        std::fs::write(path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    if json {
+        print!("{text}");
+    } else {
+        print!("{}", summary_table(result));
+    }
+    Ok(())
+}
+
+pub fn summary_table(r: &RunResult) -> String {
+    let mut s = format!(
+        "{} on {} ({}): {} ops, {:.1} MiB in {} virtual\nthroughput {:.1} MiB/s, {:.1} IOPS, WAF {:.3}\n\n",
+        r.kind,
+        r.device.name,
+        r.device.model,
+        r.ops,
+        r.bytes as f64 / (1u64 << 20) as f64,
+        table::fmt_ns(r.duration_ns),
+        r.throughput_mib_s,
+        r.iops,
+        r.device_stats.write_amplification
+    );
+    let mut rows = Vec::new();
+    for (name, t) in [("read", &r.read), ("write", &r.write), ("trim", &r.trim)] {
+        if t.ops == 0 {
+            continue;
+        }
+        let l = &t.latency;
+        rows.push(vec![
+            name.to_string(),
+            t.ops.to_string(),
+            table::fmt_ns(l.mean_ns as u64),
+            table::fmt_ns(l.p50_ns),
+            table::fmt_ns(l.p90_ns),
+            table::fmt_ns(l.p99_ns),
+            table::fmt_ns(l.p999_ns),
+            table::fmt_ns(l.p9999_ns),
+            table::fmt_ns(l.max_ns),
+        ]);
+    }
+    s.push_str(&table::render(&["op", "count", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "max"], &rows));
+    let d = &r.device_stats;
+    s.push_str(&format!(
+        "\ndevice: host writes {} B, media writes {} B, GC runs {}, GC copied {} B, erases {}, zone resets {} (job resets {})\n",
+        d.host_write_bytes, d.media_write_bytes, d.gc_runs, d.gc_copied_bytes, d.erases, d.zone_resets, r.job_zone_resets
+    ));
+    let util: Vec<String> = d.utilisation.iter().map(|(k, v)| format!("{k} {:.1}%", v * 100.0)).collect();
+    if !util.is_empty() {
+        s.push_str(&format!("utilisation: {}\n", util.join(", ")));
+    }
+    s
+}

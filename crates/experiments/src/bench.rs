@@ -1,0 +1,120 @@
+//! `zonelab bench`: runs a fio-like job on a device in virtual time. Each job keeps
+//! `iodepth` requests in flight (closed loop): a completion frees a slot and the next
+//! request is issued at that instant. Requests are submitted to the device in
+//! virtual-time order, ties broken by issue order, so runs are deterministic.
+
+use crate::run_result::{OpClass, Recorder, RunResult};
+use thiserror::Error;
+use zonelab_devices::{Command, Device, DeviceError, Payload};
+use zonelab_engine::{EventQueue, Ns, RngStreams, NS_PER_MS};
+use zonelab_workloads::job::{reset_command, JobError, JobSpec, JobStream};
+
+#[derive(Debug, Error)]
+pub enum BenchError {
+    #[error(transparent)]
+    Job(#[from] JobError),
+    #[error("job {job}: {command} at LBA {lba} failed: {source}")]
+    Device { job: u32, command: &'static str, lba: u64, source: DeviceError },
+}
+
+/// Options of a bench run besides the job itself.
+#[derive(Debug, Clone, Copy)]
+pub struct BenchOptions {
+    pub seed: u64,
+    /// Interval of the throughput time series.
+    pub series_interval_ns: Ns,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        Self { seed: 1, series_interval_ns: 100 * NS_PER_MS }
+    }
+}
+
+/// Progress callback: (bytes done, bytes planned or 0 if unknown).
+pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
+
+/// Runs `spec` on `device` and returns the results.
+pub fn run_bench(device: &mut dyn Device, spec: &JobSpec, opts: &BenchOptions, progress: Option<Progress<'_>>) -> Result<RunResult, BenchError> {
+    let rngs = RngStreams::new(opts.seed);
+    let mut streams = spec.streams(device, &rngs)?;
+    let mut rec = Recorder::new(opts.series_interval_ns);
+    let block_bytes = device.info().block_bytes as u64;
+    let planned: u64 = match (spec.io_size_bytes, spec.runtime_ns) {
+        (Some(b), _) => b * spec.numjobs as u64,
+        (None, None) => streams.len() as u64 * spec.size_bytes.unwrap_or(device.info().capacity_bytes()) / spec.numjobs as u64,
+        _ => 0,
+    };
+    let mut progress = progress;
+    let deadline = spec.runtime_ns.unwrap_or(Ns::MAX);
+    // Event: a slot of job `j` completed a request issued at `submit_ns`.
+    let mut queue: EventQueue<(u32, Ns, OpClass, u64)> = EventQueue::with_capacity((spec.iodepth * spec.numjobs) as usize);
+    for j in 0..streams.len() as u32 {
+        for _ in 0..spec.iodepth {
+            issue(device, &mut streams[j as usize], j, 0, &mut queue, &mut rec, block_bytes)?;
+        }
+    }
+    let mut done_bytes = 0u64;
+    let mut next_report = 0u64;
+    while let Some((now, (j, submit_ns, class, bytes))) = queue.pop() {
+        rec.record(class, bytes, submit_ns, now);
+        done_bytes += bytes;
+        if let Some(p) = progress.as_mut() {
+            if done_bytes >= next_report {
+                p(done_bytes, planned);
+                next_report = done_bytes + (planned / 200).max(1 << 20);
+            }
+        }
+        if now < deadline {
+            issue(device, &mut streams[j as usize], j, now, &mut queue, &mut rec, block_bytes)?;
+        }
+    }
+    if let Some(p) = progress.as_mut() {
+        p(done_bytes, planned);
+    }
+    let elapsed = rec.last_done_ns;
+    let config = serde_json::to_value(spec).expect("job spec serialises");
+    Ok(rec.finish("bench", opts.seed, config, device.info().clone(), device.stats(elapsed)))
+}
+
+/// Issues the job's next step at `now` (a zone reset first if the step needs one).
+fn issue(
+    device: &mut dyn Device,
+    stream: &mut JobStream,
+    job: u32,
+    now: Ns,
+    queue: &mut EventQueue<(u32, Ns, OpClass, u64)>,
+    rec: &mut Recorder,
+    block_bytes: u64,
+) -> Result<(), BenchError> {
+    let Some(step) = stream.next_step() else { return Ok(()) };
+    let mut at = now;
+    if let Some(zone_lba) = step.reset_zone_first {
+        let c = submit(device, job, at, &reset_command(zone_lba))?;
+        rec.job_zone_resets += 1;
+        at = c;
+    }
+    let done = submit(device, job, at, &step.cmd)?;
+    let class = match step.cmd {
+        Command::Read { .. } => OpClass::Read,
+        Command::Write { .. } | Command::Append { .. } => OpClass::Write,
+        Command::Trim { .. } => OpClass::Trim,
+        _ => OpClass::Other,
+    };
+    let bytes = step.cmd.data_blocks() as u64 * block_bytes;
+    // Latency is measured from the job's issue time, so a reset it had to do first counts.
+    queue.schedule(done, (job, now, class, bytes));
+    Ok(())
+}
+
+fn submit(device: &mut dyn Device, job: u32, at: Ns, cmd: &Command) -> Result<Ns, BenchError> {
+    let lba = match *cmd {
+        Command::Read { lba, .. } | Command::Write { lba, .. } | Command::Trim { lba, .. } => lba,
+        Command::Append { zone_lba, .. } | Command::Zone { zone_lba, .. } => zone_lba,
+        Command::Flush => 0,
+    };
+    device
+        .submit(at, cmd, Payload::SizeOnly)
+        .map(|c| c.done_ns)
+        .map_err(|source| BenchError::Device { job, command: cmd.name(), lba, source })
+}

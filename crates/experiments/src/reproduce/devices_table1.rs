@@ -1,0 +1,91 @@
+//! Target `devices`: HHZS Table 1 (§2.2) — the ZN540 ZNS SSD and the ST14000NM0007
+//! HM-SMR HDD measured as the paper did, with fio-like jobs at queue depth 1:
+//! sequential reads and writes with 1 MiB requests, random 4 KiB reads.
+
+use super::{ProgressSink, ReproduceError, Target};
+use crate::bench::{run_bench, BenchOptions};
+use crate::reproduce_result::{Claim, Figure, FigureKind, ReproduceResult, Series};
+use zonelab_devices::open_device;
+use zonelab_engine::{GIB, MIB};
+use zonelab_workloads::job::{JobSpec, RwMode};
+
+pub struct DevicesTable1;
+
+/// Tolerance the issue sets for calibration claims.
+const TOLERANCE: f64 = 0.05;
+
+struct Measurement {
+    device: &'static str,
+    metric: &'static str,
+    description: &'static str,
+    paper: f64,
+    unit: &'static str,
+    rw: RwMode,
+    bs_bytes: u64,
+    /// Bytes moved at scale 1.
+    io_bytes_at_scale_1: u64,
+}
+
+const MEASUREMENTS: &[Measurement] = &[
+    Measurement { device: "zn540", metric: "seq_read_mib_s", description: "ZN540 sequential read, 1 MiB, QD1 (HHZS Table 1)", paper: 1039.6, unit: "MiB/s", rw: RwMode::Read, bs_bytes: MIB, io_bytes_at_scale_1: 8 * GIB },
+    Measurement { device: "zn540", metric: "seq_write_mib_s", description: "ZN540 sequential write, 1 MiB, QD1 (HHZS Table 1)", paper: 1002.8, unit: "MiB/s", rw: RwMode::Write, bs_bytes: MIB, io_bytes_at_scale_1: 8 * GIB },
+    Measurement { device: "zn540", metric: "rand_read_iops", description: "ZN540 random 4 KiB reads, QD1 (HHZS Table 1)", paper: 16928.3, unit: "IOPS", rw: RwMode::RandRead, bs_bytes: 4096, io_bytes_at_scale_1: 4 * GIB },
+    Measurement { device: "st14000nm0007", metric: "seq_read_mib_s", description: "ST14000NM0007 sequential read, 1 MiB, QD1 (HHZS Table 1)", paper: 210.0, unit: "MiB/s", rw: RwMode::Read, bs_bytes: MIB, io_bytes_at_scale_1: 4 * GIB },
+    Measurement { device: "st14000nm0007", metric: "seq_write_mib_s", description: "ST14000NM0007 sequential write, 1 MiB, QD1 (HHZS Table 1)", paper: 210.0, unit: "MiB/s", rw: RwMode::Write, bs_bytes: MIB, io_bytes_at_scale_1: 4 * GIB },
+    Measurement { device: "st14000nm0007", metric: "rand_read_iops", description: "ST14000NM0007 random 4 KiB reads, QD1 (HHZS Table 1)", paper: 115.0, unit: "IOPS", rw: RwMode::RandRead, bs_bytes: 4096, io_bytes_at_scale_1: 80 * MIB },
+];
+
+impl Target for DevicesTable1 {
+    fn name(&self) -> &'static str {
+        "devices"
+    }
+
+    fn description(&self) -> &'static str {
+        "HHZS Table 1: ZN540 and ST14000NM0007 at QD1 (sequential 1 MiB, random 4 KiB reads)"
+    }
+
+    fn run(&self, scale: f64, seed: u64, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError> {
+        let mut claims = Vec::new();
+        let total = MEASUREMENTS.len() as u64;
+        for (i, m) in MEASUREMENTS.iter().enumerate() {
+            progress.step(i as u64, total, &format!("{}.{}", m.device, m.metric));
+            let mut device = open_device(m.device).map_err(|e| ReproduceError::Run(e.to_string()))?;
+            // At least 64 requests, whatever the scale.
+            let io = ((m.io_bytes_at_scale_1 as f64 * scale) as u64 / m.bs_bytes).max(64) * m.bs_bytes;
+            let spec = JobSpec { rw: m.rw, block_size_bytes: m.bs_bytes, iodepth: 1, numjobs: 1, io_size_bytes: Some(io), ..JobSpec::default() };
+            let r = run_bench(device.as_mut(), &spec, &BenchOptions { seed, ..BenchOptions::default() }, None)
+                .map_err(|e| ReproduceError::Run(format!("{}.{}: {e}", m.device, m.metric)))?;
+            let measured = if m.unit == "IOPS" { r.iops } else { r.throughput_mib_s };
+            claims.push(Claim::within(&format!("{}.{}", m.device, m.metric), m.description, m.paper, measured, m.unit, TOLERANCE));
+        }
+        progress.step(total, total, "done");
+        let figures = vec![figure(&claims, "seq_throughput", "Sequential throughput, 1 MiB, QD1", "MiB/s", |c| c.unit == "MiB/s"), figure(&claims, "rand_read_iops", "Random 4 KiB reads, QD1", "IOPS", |c| c.unit == "IOPS")];
+        Ok(ReproduceResult {
+            target: self.name().to_string(),
+            scale,
+            seed,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            claims,
+            figures,
+            notes: vec!["Each measurement is a `zonelab bench` job at queue depth 1 on a fresh device; at scale 1 the SSD moves 8 GiB per sequential job.".to_string()],
+        })
+    }
+}
+
+/// A bar figure of paper vs measured for the claims selected by `pick`.
+fn figure(claims: &[Claim], id: &str, title: &str, unit: &str, pick: impl Fn(&Claim) -> bool) -> Figure {
+    let chosen: Vec<&Claim> = claims.iter().filter(|c| pick(c)).collect();
+    let series = |name: &str, f: &dyn Fn(&Claim) -> f64| Series {
+        name: name.to_string(),
+        points: chosen.iter().enumerate().map(|(i, c)| (i as f64, f(c))).collect(),
+    };
+    Figure {
+        id: id.to_string(),
+        title: title.to_string(),
+        kind: FigureKind::Bar,
+        x_label: "measurement".to_string(),
+        y_label: unit.to_string(),
+        categories: chosen.iter().map(|c| c.id.clone()).collect(),
+        series: vec![series("paper", &|c| c.paper), series("zonelab", &|c| c.measured)],
+    }
+}

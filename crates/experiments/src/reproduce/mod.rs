@@ -1,0 +1,65 @@
+//! `zonelab reproduce <target>`: the harness every paper plugs into. A target runs
+//! its experiments at a scale, compares the measurements with the paper's claims and
+//! returns figures; [`write_outputs`] turns that into `results.json` (deterministic),
+//! `run-info.json` (wall clock, host), a CSV per plotted series and `report.html`.
+
+mod devices_table1;
+mod outputs;
+
+pub use outputs::{write_outputs, OutputFiles};
+
+use crate::reproduce_result::ReproduceResult;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum ReproduceError {
+    #[error("unknown reproduce target `{name}` (known targets: {known})")]
+    UnknownTarget { name: String, known: String },
+    #[error("--scale {scale} is out of range ({allowed})")]
+    BadScale { scale: f64, allowed: String },
+    #[error("{0}")]
+    Run(String),
+    #[error("cannot write {path}: {reason}")]
+    Write { path: String, reason: String },
+}
+
+/// Progress reporting for long runs: (step done, steps in all, label).
+pub trait ProgressSink {
+    fn step(&mut self, done: u64, total: u64, label: &str);
+}
+
+/// No progress output.
+pub struct NoProgress;
+impl ProgressSink for NoProgress {
+    fn step(&mut self, _: u64, _: u64, _: &str) {}
+}
+
+/// A reproducible experiment set.
+pub trait Target {
+    fn name(&self) -> &'static str;
+    fn description(&self) -> &'static str;
+    /// Which scales make sense: (minimum, maximum).
+    fn scale_range(&self) -> (f64, f64) {
+        (0.001, 1.0)
+    }
+    fn run(&self, scale: f64, seed: u64, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError>;
+}
+
+/// Every registered target.
+pub fn targets() -> Vec<Box<dyn Target>> {
+    vec![Box::new(devices_table1::DevicesTable1)]
+}
+
+/// Runs target `name`.
+pub fn run_target(name: &str, scale: f64, seed: u64, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError> {
+    let all = targets();
+    let Some(target) = all.iter().find(|t| t.name() == name) else {
+        let known = all.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ");
+        return Err(ReproduceError::UnknownTarget { name: name.to_string(), known });
+    };
+    let (lo, hi) = target.scale_range();
+    if !(scale.is_finite() && scale >= lo && scale <= hi) {
+        return Err(ReproduceError::BadScale { scale, allowed: format!("{lo}..={hi} for target {name}") });
+    }
+    target.run(scale, seed, progress)
+}
