@@ -83,6 +83,10 @@ pub struct BenchArgs {
     /// Interval of the throughput time series (virtual time, e.g. 100ms).
     #[arg(long, default_value = "100ms")]
     pub sample_interval: String,
+    /// Write the job's region once (sequential 1 MiB writes) before measuring, as
+    /// fio users do before read tests; device statistics then include those writes.
+    #[arg(long)]
+    pub precondition: bool,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Print the results as JSON.

@@ -3,7 +3,7 @@
 use crate::args::BenchArgs;
 use crate::units::{parse_duration_ns, parse_size};
 use crate::{progress, table};
-use zonelab_experiments::bench::{run_bench, BenchOptions};
+use zonelab_experiments::bench::{precondition, run_bench, BenchOptions};
 use zonelab_experiments::run_result::RunResult;
 use zonelab_workloads::job::{JobSpec, RwMode};
 
@@ -38,7 +38,10 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         }
         pb.set_position(done);
     };
-    let opts = BenchOptions { seed: a.seed, series_interval_ns: interval };
+    let mut opts = BenchOptions { seed: a.seed, series_interval_ns: interval, ..BenchOptions::default() };
+    if a.precondition {
+        opts.start_ns = precondition(device.as_mut(), &spec, &opts).map_err(|e| format!("precondition: {e}"))?;
+    }
     let result = run_bench(device.as_mut(), &spec, &opts, Some(&mut report)).map_err(|e| e.to_string())?;
     pb.finish_and_clear();
     emit(&result, a.json, a.out.as_deref())

@@ -12,7 +12,9 @@ use thiserror::Error;
 /// Built-in profiles: (name, TOML text).
 pub const BUILTIN_PROFILES: &[(&str, &str)] = &[
     ("zn540", include_str!("../../../profiles/zn540.toml")),
-
+    ("ssd-conventional", include_str!("../../../profiles/ssd-conventional.toml")),
+    ("st14000nm0007", include_str!("../../../profiles/st14000nm0007.toml")),
+    ("wd100efax", include_str!("../../../profiles/wd100efax.toml")),
 
 
 ];

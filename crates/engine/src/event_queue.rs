@@ -77,6 +77,12 @@ impl<E> EventQueue<E> {
         self.next_seq += 1;
     }
 
+    /// Moves the clock forward to `at_ns` (e.g. to start a run where an earlier one
+    /// ended); never backwards.
+    pub fn advance_to(&mut self, at_ns: Ns) {
+        self.now_ns = self.now_ns.max(at_ns);
+    }
+
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time_ns(&self) -> Option<Ns> {

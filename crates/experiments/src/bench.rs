@@ -23,11 +23,14 @@ pub struct BenchOptions {
     pub seed: u64,
     /// Interval of the throughput time series.
     pub series_interval_ns: Ns,
+    /// Virtual time to start at: the `end_ns` of an earlier run on the same device
+    /// (e.g. a preconditioning job), so the device's resources are not in the future.
+    pub start_ns: Ns,
 }
 
 impl Default for BenchOptions {
     fn default() -> Self {
-        Self { seed: 1, series_interval_ns: 100 * NS_PER_MS }
+        Self { seed: 1, series_interval_ns: 100 * NS_PER_MS, start_ns: 0 }
     }
 }
 
@@ -38,7 +41,7 @@ pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 pub fn run_bench(device: &mut dyn Device, spec: &JobSpec, opts: &BenchOptions, progress: Option<Progress<'_>>) -> Result<RunResult, BenchError> {
     let rngs = RngStreams::new(opts.seed);
     let mut streams = spec.streams(device, &rngs)?;
-    let mut rec = Recorder::new(opts.series_interval_ns);
+    let mut rec = Recorder::new(opts.series_interval_ns, opts.start_ns);
     let block_bytes = device.info().block_bytes as u64;
     let planned: u64 = match (spec.io_size_bytes, spec.runtime_ns) {
         (Some(b), _) => b * spec.numjobs as u64,
@@ -46,12 +49,13 @@ pub fn run_bench(device: &mut dyn Device, spec: &JobSpec, opts: &BenchOptions, p
         _ => 0,
     };
     let mut progress = progress;
-    let deadline = spec.runtime_ns.unwrap_or(Ns::MAX);
+    let deadline = spec.runtime_ns.map_or(Ns::MAX, |r| opts.start_ns.saturating_add(r));
     // Event: a slot of job `j` completed a request issued at `submit_ns`.
     let mut queue: EventQueue<(u32, Ns, OpClass, u64)> = EventQueue::with_capacity((spec.iodepth * spec.numjobs) as usize);
+    queue.advance_to(opts.start_ns);
     for j in 0..streams.len() as u32 {
         for _ in 0..spec.iodepth {
-            issue(device, &mut streams[j as usize], j, 0, &mut queue, &mut rec, block_bytes)?;
+            issue(device, &mut streams[j as usize], j, opts.start_ns, &mut queue, &mut rec, block_bytes)?;
         }
     }
     let mut done_bytes = 0u64;
@@ -117,4 +121,31 @@ fn submit(device: &mut dyn Device, job: u32, at: Ns, cmd: &Command) -> Result<Ns
         .submit(at, cmd, Payload::SizeOnly)
         .map(|c| c.done_ns)
         .map_err(|source| BenchError::Device { job, command: cmd.name(), lba, source })
+}
+
+/// Idle time between preconditioning and the measured run, as between two fio runs:
+/// long enough for write buffers to drain so the measurement starts in steady state.
+pub const PRECONDITION_IDLE_NS: Ns = zonelab_engine::NS_PER_S;
+
+/// Preconditions the region of `spec` as fio users do before a read test: one
+/// sequential pass of 1 MiB writes (zone-aware on zoned devices) over the job's
+/// whole region. Returns the virtual time to start the measured run at: the end of
+/// the pass plus [`PRECONDITION_IDLE_NS`].
+pub fn precondition(device: &mut dyn Device, spec: &JobSpec, opts: &BenchOptions) -> Result<Ns, BenchError> {
+    let bb = device.info().block_bytes as u64;
+    let bs = (zonelab_engine::MIB / bb).max(1) * bb;
+    let fill = JobSpec {
+        rw: zonelab_workloads::job::RwMode::Write,
+        block_size_bytes: bs,
+        iodepth: 4,
+        numjobs: spec.numjobs,
+        offset_bytes: spec.offset_bytes,
+        size_bytes: spec.size_bytes,
+        io_size_bytes: None,
+        runtime_ns: None,
+        rwmixread_percent: 0,
+        max_open_zones: None,
+    };
+    let r = run_bench(device, &fill, opts, None)?;
+    Ok(r.end_ns + PRECONDITION_IDLE_NS)
 }

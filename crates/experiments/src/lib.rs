@@ -3,6 +3,7 @@
 //! targets that compare runs with papers' claims, and the HTML report.
 
 pub mod bench;
+pub mod replay;
 pub mod reproduce;
 pub mod reproduce_result;
 pub mod run_result;

@@ -27,6 +27,10 @@ pub struct RunResult {
     pub device: DeviceInfo,
     pub ops: u64,
     pub bytes: u64,
+    /// Virtual time the run started (later than 0 when the device was used before,
+    /// e.g. preconditioned) and the time of its last completion.
+    pub start_ns: Ns,
+    pub end_ns: Ns,
     pub duration_ns: Ns,
     pub throughput_mib_s: f64,
     pub iops: f64,
@@ -58,6 +62,7 @@ pub struct Recorder {
     pub trim_bytes: u64,
     pub series: TimeSeries,
     pub job_zone_resets: u64,
+    pub start_ns: Ns,
     pub last_done_ns: Ns,
 }
 
@@ -71,7 +76,8 @@ pub enum OpClass {
 }
 
 impl Recorder {
-    pub fn new(series_interval_ns: Ns) -> Self {
+    /// A recorder for a run starting at virtual time `start_ns`.
+    pub fn new(series_interval_ns: Ns, start_ns: Ns) -> Self {
         Self {
             all: LatencyHistogram::new(),
             read: LatencyHistogram::new(),
@@ -82,7 +88,8 @@ impl Recorder {
             trim_bytes: 0,
             series: TimeSeries::new(series_interval_ns),
             job_zone_resets: 0,
-            last_done_ns: 0,
+            start_ns,
+            last_done_ns: start_ns,
         }
     }
 
@@ -106,14 +113,14 @@ impl Recorder {
             OpClass::Other => {}
         }
         if matches!(class, OpClass::Read | OpClass::Write) {
-            self.series.add(done_ns, bytes as f64);
+            self.series.add(done_ns - self.start_ns, bytes as f64);
         }
         self.last_done_ns = self.last_done_ns.max(done_ns);
     }
 
-    /// Builds the result; `start_ns` is when the first request was issued.
+    /// Builds the result.
     pub fn finish(self, kind: &str, seed: u64, config: serde_json::Value, device: DeviceInfo, device_stats: DeviceStats) -> RunResult {
-        let duration_ns = self.last_done_ns;
+        let duration_ns = self.last_done_ns - self.start_ns;
         let bytes = self.read_bytes + self.write_bytes;
         let ops = self.read.count() + self.write.count() + self.trim.count();
         let secs = duration_ns as f64 / NS_PER_S as f64;
@@ -127,6 +134,8 @@ impl Recorder {
             device,
             ops,
             bytes,
+            start_ns: self.start_ns,
+            end_ns: self.last_done_ns,
             duration_ns,
             throughput_mib_s: per_s(bytes as f64 / MIB as f64),
             iops: per_s(ops as f64),

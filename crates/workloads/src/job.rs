@@ -183,7 +183,13 @@ impl JobSpec {
                 Some(z) => Some(self.zoned_state(device, z.zone_size_blocks, z.zone_capacity_blocks, z.max_open_zones, start, part_bytes / bb)?),
                 None => None,
             };
-            let io = self.io_size_bytes.unwrap_or(if self.runtime_ns.is_some() { u64::MAX } else { part_bytes });
+            // One pass over the region by default; on a zoned device that is the
+            // zones' capacity, not their address space.
+            let pass_bytes = match &zoned {
+                Some(z) if !z.zones.is_empty() => z.zones.len() as u64 * z.geom.capacity_blocks * bb,
+                _ => part_bytes,
+            };
+            let io = self.io_size_bytes.unwrap_or(if self.runtime_ns.is_some() { u64::MAX } else { pass_bytes });
             out.push(JobStream {
                 rw: self.rw,
                 bs_blocks: self.block_size_bytes / bb,

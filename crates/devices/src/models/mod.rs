@@ -4,6 +4,10 @@
 use crate::device::Device;
 use crate::profile::{model_of, ProfileError, ProfileSource};
 
+pub mod ftl_ssd;
+pub mod cmr_hdd;
+pub mod hdd;
+pub mod hm_smr_hdd;
 pub mod zns_ssd;
 
 /// Model names known to [`build`].
@@ -14,6 +18,9 @@ pub fn build(src: &ProfileSource) -> Result<Box<dyn Device>, ProfileError> {
     let model = model_of(src)?;
     match model.as_str() {
         "zns-ssd" => Ok(Box::new(zns_ssd::ZnsSsd::from_profile(src)?)),
+        "hm-smr-hdd" => Ok(Box::new(hm_smr_hdd::HmSmrHdd::from_profile(src)?)),
+        "cmr-hdd" => Ok(Box::new(cmr_hdd::CmrHdd::from_profile(src)?)),
+        "ftl-ssd" => Ok(Box::new(ftl_ssd::FtlSsd::from_profile(src)?)),
         _ => Err(ProfileError::UnknownModel { profile: src.source_name.clone(), model, known: MODELS.join(", ") }),
     }
 }

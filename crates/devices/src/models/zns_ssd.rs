@@ -6,14 +6,17 @@
 //!   issued as the core reaches it. At QD1 a large command is bound by that per-LBA
 //!   processing (why a ZN540 gives ~1 GB/s at QD1 with 1 MiB requests while its
 //!   flash and PCIe link can do several times more at higher queue depths).
-//! - **Zone striping.** Zone `z` is striped, one program unit at a time, over the
-//!   `zone_stripe_dies` dies of die group `z mod groups`.
-//! - **Writes** are acknowledged once in the power-loss-protected write buffer;
-//!   a zone's data is programmed one program unit (page × bits per cell × planes)
-//!   at a time, and buffer space is released when the program completes, so a
-//!   sustained stream is bound by the flash when the buffer fills.
+//! - **Zone striping.** Zone `z` is striped page by page over the
+//!   `zone_stripe_dies` dies of die group `z mod groups` (page `p` of the zone on
+//!   die `p mod stripe`), so a large read spreads over all of them.
+//! - **Writes** are acknowledged once in the power-loss-protected write buffer. A
+//!   zone's data is programmed one stripe row at a time — one program unit (page ×
+//!   bits per cell × planes) on each die of the stripe — and buffer space is
+//!   released when the programs complete, so a sustained stream is bound by the
+//!   flash when the buffer fills.
 //! - **Reads** of programmed data read pages from flash; reads above the write
-//!   pointer or of a zone's not-yet-full program unit are served without flash.
+//!   pointer or of a zone's not-yet-programmed stripe row are served from the buffer
+//!   without flash.
 //! - **Reset** erases the zone's blocks in the background on its dies (later I/O
 //!   on those dies waits); **finish** pads and programs the open program unit.
 
@@ -91,9 +94,9 @@ pub struct ZnsSsd {
     stripe_dies: u32,
     die_groups: u32,
     program_unit_blocks: u64,
-    /// Blocks of each zone handed to the flash (whole program units).
+    page_blocks: u64,
+    /// Blocks of each zone handed to the flash (whole stripe rows).
     programmed_blocks: Vec<u64>,
-    /// Per zone: how many program units have been issued (selects the next die).
     write_buffer: WriteBuffer,
     data: Option<BlockStore>,
     stats: Counts,
@@ -208,7 +211,7 @@ impl ZnsSsd {
             cell_type: f.cell_type,
         };
         let unit_bytes = geometry.program_unit_bytes();
-        v.check("flash.page_kib", f.page_kib, unit_bytes % z.block_bytes as u64 == 0, "a program unit that is a whole number of blocks")?;
+        v.check("flash.page_kib", f.page_kib, (f.page_kib as u64 * KIB) % z.block_bytes as u64 == 0, "a page that is a whole number of blocks")?;
         let timings = FlashTimings {
             read_ns: us_to_ns(f.read_us),
             program_ns: us_to_ns(f.program_us),
@@ -257,6 +260,7 @@ impl ZnsSsd {
             stripe_dies: f.zone_stripe_dies,
             die_groups: dies / f.zone_stripe_dies,
             program_unit_blocks: unit_bytes / block_bytes,
+            page_blocks: (f.page_kib as u64 * KIB) / block_bytes,
             programmed_blocks: vec![0; z.zone_count as usize],
             write_buffer: WriteBuffer { capacity_bytes: c.write_buffer_mib * MIB, held_bytes: 0, releases: BinaryHeap::new() },
             data: None,
@@ -264,11 +268,17 @@ impl ZnsSsd {
         })
     }
 
-    /// Die holding program unit `unit` of `zone`.
+    /// Die holding page `page` (counted from the zone start) of `zone`.
     #[inline]
-    fn die_of(&self, zone: u32, unit: u64) -> u32 {
+    fn die_of_page(&self, zone: u32, page: u64) -> u32 {
         let group = zone % self.die_groups;
-        group * self.stripe_dies + (unit % self.stripe_dies as u64) as u32
+        group * self.stripe_dies + (page % self.stripe_dies as u64) as u32
+    }
+
+    /// Blocks in one stripe row: a program unit on every die of the stripe.
+    #[inline]
+    fn row_blocks(&self) -> u64 {
+        self.program_unit_blocks * self.stripe_dies as u64
     }
 
     /// Picks the controller core free earliest (lowest index on ties).
@@ -294,7 +304,7 @@ impl ZnsSsd {
         let start = self.core_start(now_ns, busy);
         let zone_start = self.zones.zone_start(zone);
         let flash_end = zone_start + self.programmed_blocks[zone as usize];
-        let page_blocks = self.flash.geometry.page_bytes as u64 / bb;
+        let page_blocks = self.page_blocks;
         let end = lba + blocks as u64;
         let mut data_ready = start + busy;
         let mut cur = lba;
@@ -305,8 +315,7 @@ impl ZnsSsd {
             let chunk_blocks = chunk_end - cur;
             let issued = start + self.ctl.read_command_ns + self.per_4kib((chunk_end - lba) as u32, self.ctl.read_per_4kib_ns);
             if cur < flash_end {
-                let unit = (cur - zone_start) / self.program_unit_blocks;
-                let die = self.die_of(zone, unit);
+                let die = self.die_of_page(zone, (cur - zone_start) / page_blocks);
                 let done = self.flash.read(issued, die, chunk_blocks * bb);
                 self.stats.media_read_bytes += chunk_blocks * bb;
                 data_ready = data_ready.max(done);
@@ -342,19 +351,26 @@ impl ZnsSsd {
         acked
     }
 
-    /// Programs every complete program unit of `zone` below `written_blocks`.
+    /// Programs every complete stripe row of `zone` below `written_blocks`.
     fn program_full_units(&mut self, zone: u32, written_blocks: u64, ready_ns: Ns) {
-        let unit_blocks = self.program_unit_blocks;
-        let bb = self.info.block_bytes as u64;
-        while self.programmed_blocks[zone as usize] + unit_blocks <= written_blocks {
-            let unit = self.programmed_blocks[zone as usize] / unit_blocks;
-            let die = self.die_of(zone, unit);
-            let bytes = unit_blocks * bb;
+        let row = self.row_blocks();
+        while self.programmed_blocks[zone as usize] + row <= written_blocks {
+            self.program_row(zone, self.stripe_dies, ready_ns);
+        }
+    }
+
+    /// Programs the next stripe row of `zone` on its first `dies` dies (all of them
+    /// for a full row; fewer when finishing pads a partial row).
+    fn program_row(&mut self, zone: u32, dies: u32, ready_ns: Ns) {
+        let bytes = self.program_unit_blocks * self.info.block_bytes as u64;
+        let first_page = self.programmed_blocks[zone as usize] / self.page_blocks;
+        for i in 0..dies as u64 {
+            let die = self.die_of_page(zone, first_page + i);
             let done = self.flash.program(ready_ns, die, bytes);
             self.write_buffer.release_at(done, bytes);
             self.stats.media_write_bytes += bytes;
-            self.programmed_blocks[zone as usize] += unit_blocks;
         }
+        self.programmed_blocks[zone as usize] += self.row_blocks();
     }
 
     fn zone_command(&mut self, now_ns: Ns, action: ZoneAction, zone_lba: u64) -> Result<Completion, DeviceError> {
@@ -368,13 +384,13 @@ impl ZnsSsd {
                 let padded = self.zones.finish(zone_lba)?;
                 let zone = self.zones.zone_of(zone_lba);
                 if padded > 0 {
-                    // Pad the open program unit and program it; the rest of the
-                    // capacity is left unprogrammed (marked full).
+                    // Pad the open stripe row and program the dies holding data;
+                    // the rest of the capacity is left unprogrammed (marked full).
                     let written = self.zones.layout().zone_capacity_blocks - padded;
-                    let unit_blocks = self.program_unit_blocks;
-                    let partial = written % unit_blocks;
+                    let partial = written % self.row_blocks();
                     if partial != 0 {
-                        self.program_full_units(zone, written - partial + unit_blocks, done);
+                        let dies = partial.div_ceil(self.page_blocks).min(self.stripe_dies as u64) as u32;
+                        self.program_row(zone, dies, done);
                     }
                     self.programmed_blocks[zone as usize] = self.zones.layout().zone_capacity_blocks;
                 }
@@ -393,7 +409,7 @@ impl ZnsSsd {
                     let per_die_bytes = (programmed * bb).div_ceil(self.stripe_dies as u64);
                     let blocks_per_die = per_die_bytes.div_ceil(die_block_bytes);
                     for i in 0..self.stripe_dies as u64 {
-                        let die = self.die_of(zone, i);
+                        let die = self.die_of_page(zone, i);
                         for _ in 0..blocks_per_die {
                             self.flash.erase(done, die);
                             self.stats.erases += 1;

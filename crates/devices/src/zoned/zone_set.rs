@@ -162,10 +162,10 @@ impl ZoneSet {
         Ok(())
     }
 
-    fn zone_at_start(&self, zone_lba: Lba) -> Result<u32, DeviceError> {
+    fn zone_at_start(&self, command: &'static str, zone_lba: Lba) -> Result<u32, DeviceError> {
         if zone_lba >= self.capacity_blocks() {
             return Err(DeviceError::OutOfRange {
-                command: "zone",
+                command,
                 lba: zone_lba,
                 blocks: 1,
                 capacity_blocks: self.capacity_blocks(),
@@ -205,6 +205,9 @@ impl ZoneSet {
         self.check_range("write", lba, blocks)?;
         let zone = self.zone_of(lba);
         if self.is_conventional(zone) {
+            if self.zones[zone as usize].state == ZoneState::Offline {
+                return Err(DeviceError::Offline { zone });
+            }
             let zone_end = self.zone_start(zone) + self.layout.zone_size_blocks;
             if lba + blocks as u64 > zone_end {
                 return Err(DeviceError::BoundaryCrossed { command: "write", zone, lba, blocks, capacity_end: zone_end });
@@ -224,7 +227,7 @@ impl ZoneSet {
         if blocks == 0 {
             return Err(DeviceError::ZeroLength { command: "append", lba: zone_lba });
         }
-        let zone = self.zone_at_start(zone_lba)?;
+        let zone = self.zone_at_start("append", zone_lba)?;
         if self.is_conventional(zone) {
             return Err(DeviceError::ConventionalZone { command: "append", zone });
         }
@@ -321,7 +324,7 @@ impl ZoneSet {
 
     /// Explicitly opens the zone starting at `zone_lba`.
     pub fn open(&mut self, zone_lba: Lba) -> Result<Option<u32>, DeviceError> {
-        let zone = self.zone_at_start(zone_lba)?;
+        let zone = self.zone_at_start("zone-open", zone_lba)?;
         if self.is_conventional(zone) {
             return Err(DeviceError::ConventionalZone { command: "zone-open", zone });
         }
@@ -342,7 +345,7 @@ impl ZoneSet {
 
     /// Closes the zone starting at `zone_lba`.
     pub fn close(&mut self, zone_lba: Lba) -> Result<(), DeviceError> {
-        let zone = self.zone_at_start(zone_lba)?;
+        let zone = self.zone_at_start("zone-close", zone_lba)?;
         if self.is_conventional(zone) {
             return Err(DeviceError::ConventionalZone { command: "zone-close", zone });
         }
@@ -360,7 +363,7 @@ impl ZoneSet {
     /// Finishes the zone starting at `zone_lba`: the write pointer moves to the end
     /// of its capacity. Returns the blocks the device must treat as padded.
     pub fn finish(&mut self, zone_lba: Lba) -> Result<u64, DeviceError> {
-        let zone = self.zone_at_start(zone_lba)?;
+        let zone = self.zone_at_start("zone-finish", zone_lba)?;
         if self.is_conventional(zone) {
             return Err(DeviceError::ConventionalZone { command: "zone-finish", zone });
         }
@@ -380,7 +383,7 @@ impl ZoneSet {
     /// Resets the zone starting at `zone_lba`. Returns the blocks that had been
     /// written (the device invalidates them).
     pub fn reset(&mut self, zone_lba: Lba) -> Result<u64, DeviceError> {
-        let zone = self.zone_at_start(zone_lba)?;
+        let zone = self.zone_at_start("zone-reset", zone_lba)?;
         if self.is_conventional(zone) {
             return Err(DeviceError::ConventionalZone { command: "zone-reset", zone });
         }
@@ -398,8 +401,9 @@ impl ZoneSet {
     }
 
     /// Failure injection: the zone becomes read-only (data stays readable).
+    /// An offline zone stays offline (NVMe: offline is terminal).
     pub fn set_read_only(&mut self, zone: u32) {
-        if !self.is_conventional(zone) {
+        if !self.is_conventional(zone) && self.zones[zone as usize].state != ZoneState::Offline {
             self.set_state(zone, ZoneState::ReadOnly);
         }
     }

@@ -34,7 +34,9 @@ pub(crate) fn is_header(line: &[u8]) -> bool {
 pub(crate) fn looks_like(fields: &Fields<'_>) -> bool {
     fields.count() == LAYOUT.names.len()
         && op(fields.get(1)).is_some()
-        && [0, 2, 3, 4].iter().all(|&i| parse_u64(fields.get(i)).is_ok())
+        && [0, 2, 3, 4]
+            .iter()
+            .all(|&i| parse_u64(fields.get(i)).is_ok())
 }
 
 pub(crate) fn parse(line: &[u8]) -> Result<RawRecord<'_>, LineError> {
@@ -42,7 +44,11 @@ pub(crate) fn parse(line: &[u8]) -> Result<RawRecord<'_>, LineError> {
     fields.expect(&LAYOUT)?;
     let device = u64_field(&fields, 0, "device_id")?;
     let op = op(fields.get(1)).ok_or_else(|| {
-        LineError::field_error("opcode", fields.get(1), FieldProblem::BadOp { expected: "R or W" })
+        LineError::field_error(
+            "opcode",
+            fields.get(1),
+            FieldProblem::BadOp { expected: "R or W" },
+        )
     })?;
     let offset_bytes = u64_field(&fields, 2, "offset")?;
     let size_bytes = u64_field(&fields, 3, "length")?;

@@ -116,7 +116,10 @@ pub(crate) fn parse_u64(s: &[u8]) -> Result<u64, FieldProblem> {
         if digit > 9 {
             return Err(FieldProblem::NotUnsigned);
         }
-        match value.checked_mul(10).and_then(|v| v.checked_add(u64::from(digit))) {
+        match value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(digit)))
+        {
             Some(v) => value = v,
             None => {
                 return Err(if all_digits(&s[i..]) {
@@ -134,11 +137,13 @@ pub(crate) fn parse_u64(s: &[u8]) -> Result<u64, FieldProblem> {
 pub(crate) fn parse_hex_u64(s: &[u8]) -> Result<u64, FieldProblem> {
     if s.first() == Some(&b'-') {
         let rest = strip_hex_prefix(&s[1..]);
-        return Err(if !rest.is_empty() && rest.iter().all(u8::is_ascii_hexdigit) {
-            FieldProblem::Negative
-        } else {
-            FieldProblem::NotHex
-        });
+        return Err(
+            if !rest.is_empty() && rest.iter().all(u8::is_ascii_hexdigit) {
+                FieldProblem::Negative
+            } else {
+                FieldProblem::NotHex
+            },
+        );
     }
     let digits = strip_hex_prefix(s);
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_hexdigit) {
@@ -207,12 +212,18 @@ pub(crate) fn parse_decimal_ms_as_ns(s: &[u8]) -> Result<u64, FieldProblem> {
     whole_ms
         .checked_mul(NS_PER_MS)
         .and_then(|ns| ns.checked_add(fraction_ns + u64::from(round_up)))
-        .ok_or(FieldProblem::ScaledTooLarge { unit: "nanoseconds" })
+        .ok_or(FieldProblem::ScaledTooLarge {
+            unit: "nanoseconds",
+        })
 }
 
 /// Field `index` as a `u64`, or an error naming the field.
 #[inline]
-pub(crate) fn u64_field(fields: &Fields<'_>, index: usize, name: &'static str) -> Result<u64, LineError> {
+pub(crate) fn u64_field(
+    fields: &Fields<'_>,
+    index: usize,
+    name: &'static str,
+) -> Result<u64, LineError> {
     let value = fields.get(index);
     parse_u64(value).map_err(|p| LineError::field_error(name, value, p))
 }
@@ -261,8 +272,14 @@ mod tests {
     fn unsigned_integers() {
         assert_eq!(parse_u64(b"0"), Ok(0));
         assert_eq!(parse_u64(b"18446744073709551615"), Ok(u64::MAX));
-        assert_eq!(parse_u64(b"18446744073709551616"), Err(FieldProblem::TooLarge));
-        assert_eq!(parse_u64(b"184467440737095516160x"), Err(FieldProblem::NotUnsigned));
+        assert_eq!(
+            parse_u64(b"18446744073709551616"),
+            Err(FieldProblem::TooLarge)
+        );
+        assert_eq!(
+            parse_u64(b"184467440737095516160x"),
+            Err(FieldProblem::NotUnsigned)
+        );
         assert_eq!(parse_u64(b"-3"), Err(FieldProblem::Negative));
         assert_eq!(parse_u64(b"-"), Err(FieldProblem::NotUnsigned));
         assert_eq!(parse_u64(b""), Err(FieldProblem::NotUnsigned));
@@ -278,7 +295,10 @@ mod tests {
         assert_eq!(parse_hex_u64(b"0x11"), Ok(0x11));
         assert_eq!(parse_hex_u64(b"Ff"), Ok(0xff));
         assert_eq!(parse_hex_u64(b"ffffffffffffffff"), Ok(u64::MAX));
-        assert_eq!(parse_hex_u64(b"10000000000000000"), Err(FieldProblem::TooLarge));
+        assert_eq!(
+            parse_hex_u64(b"10000000000000000"),
+            Err(FieldProblem::TooLarge)
+        );
         assert_eq!(parse_hex_u64(b"0x"), Err(FieldProblem::NotHex));
         assert_eq!(parse_hex_u64(b"g"), Err(FieldProblem::NotHex));
         assert_eq!(parse_hex_u64(b"-1"), Err(FieldProblem::Negative));
@@ -296,16 +316,27 @@ mod tests {
         assert_eq!(parse_decimal_ms_as_ns(b"0.1"), Ok(100_000));
         assert_eq!(parse_decimal_ms_as_ns(b"12.3456784"), Ok(12_345_678));
         assert_eq!(parse_decimal_ms_as_ns(b"12.3456785"), Ok(12_345_679));
-        assert_eq!(parse_decimal_ms_as_ns(b"18446744073709"), Ok(18_446_744_073_709_000_000));
+        assert_eq!(
+            parse_decimal_ms_as_ns(b"18446744073709"),
+            Ok(18_446_744_073_709_000_000)
+        );
         assert_eq!(
             parse_decimal_ms_as_ns(b"18446744073710"),
-            Err(FieldProblem::ScaledTooLarge { unit: "nanoseconds" })
+            Err(FieldProblem::ScaledTooLarge {
+                unit: "nanoseconds"
+            })
         );
         assert_eq!(parse_decimal_ms_as_ns(b"-1.5"), Err(FieldProblem::Negative));
         assert_eq!(parse_decimal_ms_as_ns(b"."), Err(FieldProblem::NotDecimal));
         assert_eq!(parse_decimal_ms_as_ns(b""), Err(FieldProblem::NotDecimal));
-        assert_eq!(parse_decimal_ms_as_ns(b"1e3"), Err(FieldProblem::NotDecimal));
-        assert_eq!(parse_decimal_ms_as_ns(b"1.2.3"), Err(FieldProblem::NotDecimal));
+        assert_eq!(
+            parse_decimal_ms_as_ns(b"1e3"),
+            Err(FieldProblem::NotDecimal)
+        );
+        assert_eq!(
+            parse_decimal_ms_as_ns(b"1.2.3"),
+            Err(FieldProblem::NotDecimal)
+        );
     }
 
     #[test]

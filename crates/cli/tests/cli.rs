@@ -1,0 +1,181 @@
+//! End-to-end tests of the `zonelab` binary: outputs, determinism, calibration at
+//! reduced scale, and every bad-input path (one clear line, non-zero exit, no panic).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn zonelab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zonelab")).args(args).output().expect("zonelab runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts a clean failure: non-zero exit, exactly one line on stderr containing
+/// every `needle`, and no panic.
+fn assert_clean_error(o: &Output, needles: &[&str]) {
+    let err = stderr(o);
+    assert!(!o.status.success(), "expected failure, got success; stdout: {}", stdout(o));
+    assert_eq!(o.status.code(), Some(1), "exit code; stderr: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line expected: {err}");
+    for n in needles {
+        assert!(err.contains(n), "stderr {err:?} lacks {n:?}");
+    }
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn devices_lists_every_builtin_profile() {
+    let o = zonelab(&["devices"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    for name in ["zn540", "st14000nm0007", "wd100efax", "ssd-conventional"] {
+        assert!(out.contains(name), "{name} missing from {out}");
+    }
+}
+
+#[test]
+fn zones_reports_the_zn540_layout() {
+    let o = zonelab(&["zones", "--device", "zn540", "--count", "2", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v[1]["start_lba"], 524_288); // 2 GiB zone size in 4 KiB blocks
+    assert_eq!(v[1]["capacity_blocks"], 1077 * 256);
+    assert_eq!(v[0]["state"], "empty");
+}
+
+#[test]
+fn bench_json_is_deterministic_and_complete() {
+    let args = ["bench", "--device", "ssd-conventional", "--rw", "randrw", "--bs", "4k", "--iodepth", "8", "--io-size", "8m", "--json", "--seed", "3"];
+    let a = zonelab(&args);
+    let b = zonelab(&args);
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert_eq!(a.stdout, b.stdout, "same seed must give byte-identical JSON");
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(v["ops"], 2048);
+    assert_eq!(v["seed"], 3);
+    for key in ["p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns", "max_ns"] {
+        assert!(v["latency"][key].as_u64().unwrap() > 0, "{key}");
+    }
+    assert!(v["read"]["ops"].as_u64().unwrap() > 0 && v["write"]["ops"].as_u64().unwrap() > 0);
+    // Short runs end with data still in the write buffer, so WAF may be below 1
+    // here; it must still be media / host writes.
+    let ds = &v["device_stats"];
+    let waf = ds["media_write_bytes"].as_f64().unwrap() / ds["host_write_bytes"].as_f64().unwrap();
+    assert!((ds["write_amplification"].as_f64().unwrap() - waf).abs() < 1e-5);
+    let other_seed = zonelab(&["bench", "--device", "ssd-conventional", "--rw", "randrw", "--bs", "4k", "--iodepth", "8", "--io-size", "8m", "--json", "--seed", "4"]);
+    assert_ne!(a.stdout, other_seed.stdout, "the seed must matter for a random job");
+}
+
+#[test]
+fn reproduce_devices_holds_at_reduced_scale_and_is_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
+    for d in [&d1, &d2] {
+        let o = zonelab(&["reproduce", "devices", "--scale", "0.02", "--out", d.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).contains("zn540.seq_read_mib_s"));
+    }
+    let r1 = std::fs::read(d1.join("results.json")).unwrap();
+    assert_eq!(r1, std::fs::read(d2.join("results.json")).unwrap(), "results.json must be byte-identical");
+    let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
+    let claims = v["claims"].as_array().unwrap();
+    assert_eq!(claims.len(), 6);
+    for c in claims {
+        assert_eq!(c["holds"], true, "Table 1 calibration misses at reduced scale: {c}");
+    }
+    let html = std::fs::read_to_string(d1.join("report.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("st14000nm0007.rand_read_iops"));
+    assert!(d1.join("seq_throughput.csv").exists() && d1.join("run-info.json").exists());
+}
+
+#[test]
+fn reproduce_list_and_bad_targets() {
+    let o = zonelab(&["reproduce", "--list"]);
+    assert!(o.status.success() && stdout(&o).contains("devices"));
+    assert_clean_error(&zonelab(&["reproduce", "nosuch"]), &["unknown reproduce target `nosuch`", "devices"]);
+    assert_clean_error(&zonelab(&["reproduce", "devices", "--scale", "0"]), &["--scale 0"]);
+    assert_clean_error(&zonelab(&["reproduce"]), &["needs a target"]);
+}
+
+#[test]
+fn unknown_profile_name_is_a_clean_error() {
+    assert_clean_error(&zonelab(&["bench", "--device", "zn999"]), &["unknown device profile `zn999`", "zn540"]);
+}
+
+#[test]
+fn unreadable_profile_file_is_a_clean_error() {
+    assert_clean_error(&zonelab(&["bench", "--device", "/nonexistent/dev.toml"]), &["cannot read profile file", "/nonexistent/dev.toml"]);
+}
+
+#[test]
+fn out_of_range_profile_value_names_field_value_and_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = include_str!("../../../profiles/zn540.toml").replace("channels = 8 ", "channels = 0 ");
+    let p = write(dir.path(), "bad.toml", &text);
+    assert_clean_error(&zonelab(&["bench", "--device", &p]), &["flash.channels", "= 0", "1..=64"]);
+    let typo = include_str!("../../../profiles/zn540.toml").replace("read_us =", "read_usec =");
+    let p = write(dir.path(), "typo.toml", &typo);
+    assert_clean_error(&zonelab(&["bench", "--device", &p]), &["unknown field `read_usec`"]);
+}
+
+#[test]
+fn bad_job_options_are_clean_errors() {
+    assert_clean_error(&zonelab(&["bench", "--device", "zn540", "--bs", "abc"]), &["--bs", "abc"]);
+    assert_clean_error(&zonelab(&["bench", "--device", "zn540", "--bs", "1000"]), &["bs", "multiple"]);
+    assert_clean_error(&zonelab(&["bench", "--device", "zn540", "--rw", "sideways"]), &["--rw", "sideways"]);
+    assert_clean_error(&zonelab(&["bench", "--device", "zn540", "--iodepth", "0"]), &["iodepth"]);
+    assert_clean_error(&zonelab(&["bench", "--device", "zn540", "--runtime", "soon"]), &["--runtime"]);
+    assert_clean_error(&zonelab(&["bench", "--device", "zn540", "--rw", "randwrite", "--max-open-zones", "20"]), &["max_open_zones", "14"]);
+}
+
+#[test]
+fn malformed_trace_line_names_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "t.csv", "0,R,0,4096\n1000,W,4096,abc\n");
+    assert_clean_error(&zonelab(&["replay", "--device", "ssd-conventional", "--trace", &p, "--format", "csv"]), &["t.csv:2", "size_bytes"]);
+    assert_clean_error(&zonelab(&["replay", "--device", "ssd-conventional", "--trace", "/nonexistent/t.csv", "--format", "csv"]), &["/nonexistent/t.csv"]);
+    assert_clean_error(&zonelab(&["replay", "--device", "ssd-conventional", "--trace", &p, "--format", "tarot"]), &["--format"]);
+}
+
+#[test]
+fn zone_rule_violation_from_a_trace_is_a_clean_error() {
+    let dir = tempfile::tempdir().unwrap();
+    // A write in the middle of an empty zone: not at the write pointer.
+    let p = write(dir.path(), "t.csv", "0,W,0,4096\n1000,W,1048576,4096\n");
+    assert_clean_error(&zonelab(&["replay", "--device", "zn540", "--trace", &p, "--format", "csv"]), &["t.csv:2", "not at the write pointer"]);
+}
+
+#[test]
+fn replay_open_and_closed_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for i in 0..200u64 {
+        text.push_str(&format!("{},{},{},4096\n", i * 100_000, if i % 3 == 0 { "W" } else { "R" }, (i * 7919 % 1000) * 4096));
+    }
+    let p = write(dir.path(), "t.csv", &text);
+    let open = zonelab(&["replay", "--device", "ssd-conventional", "--trace", &p, "--json"]);
+    assert!(open.status.success(), "{}", stderr(&open));
+    let v: serde_json::Value = serde_json::from_slice(&open.stdout).unwrap();
+    assert_eq!(v["ops"], 200);
+    // Open loop: the run lasts at least as long as the trace.
+    assert!(v["duration_ns"].as_u64().unwrap() >= 199 * 100_000);
+    let fast = zonelab(&["replay", "--device", "ssd-conventional", "--trace", &p, "--json", "--speed", "10"]);
+    let vf: serde_json::Value = serde_json::from_slice(&fast.stdout).unwrap();
+    assert!(vf["duration_ns"].as_u64().unwrap() < v["duration_ns"].as_u64().unwrap());
+    let closed = zonelab(&["replay", "--device", "ssd-conventional", "--trace", &p, "--json", "--qd", "4"]);
+    let vc: serde_json::Value = serde_json::from_slice(&closed.stdout).unwrap();
+    assert_eq!(vc["ops"], 200);
+    assert!(vc["duration_ns"].as_u64().unwrap() < v["duration_ns"].as_u64().unwrap());
+}

@@ -1,0 +1,589 @@
+//! Conventional (block-interface) SSD with a page-mapped FTL: `model = "ftl-ssd"`.
+//!
+//! Firmware model:
+//! - **Host interface.** Read, write, trim and flush on 4 KiB logical blocks; zone
+//!   commands and zone append are [`DeviceError::Unsupported`].
+//! - **Mapping** ([`ftl/mapping.rs`](mapping)): one L2P entry per 4 KiB logical
+//!   unit and one P2L entry per physical 4 KiB slot, dense `u32` arrays; per-block
+//!   valid counts; closed blocks bucketed by valid count for greedy GC.
+//! - **Over-provisioning.** Physical space = logical × (1 + OP), rounded up to whole
+//!   blocks on every die. The spare space must cover the open blocks of both write
+//!   streams (one per die each) plus the GC watermarks; the profile check says so.
+//! - **Write buffer** ([`ftl/write_buffer.rs`](write_buffer)): a write is
+//!   acknowledged once its bytes are in the DRAM buffer (after the PCIe transfer).
+//!   Data is programmed one program unit (page × bits per cell × planes) at a time;
+//!   buffer space is released when that program completes, so sustained writes are
+//!   flash-bound. The buffer is volatile: **Flush** pads and programs the partial
+//!   program unit and completes when everything buffered is on flash.
+//! - **Allocation.** Host writes and GC copies are separate streams, each with one
+//!   open block per die. Each new program unit goes to a die with room, chosen by
+//!   `controller.die_allocation`: `"round-robin"` (the next die in turn) or
+//!   `"least-busy"` (dynamic allocation: the die free earliest, ties round-robin),
+//!   so a die busy with GC reads and erases is passed over.
+//! - **Foreground GC** ([`ftl/gc.rs`](gc)), greedy and incremental: once free
+//!   blocks are ≤ `trigger_free_blocks_per_die × dies`, every host program unit
+//!   started runs a GC step in the write path that reclaims `reclaim_ratio ×` its
+//!   size, until `reclaim_free_blocks` more blocks are free. GC reads, programs and
+//!   erases reserve the same die and channel timelines, so host programs queue
+//!   behind them, the write buffer backs up and host writes stall. With at most one
+//!   free block left, GC blocks the host write until the target is reached. There
+//!   is no background (idle-time) GC and no wear levelling.
+//! - **Reads** look up the mapping: unmapped units read as zeros and units still in
+//!   the write buffer's open program unit come from DRAM, both without flash
+//!   access; the rest read from flash, one tR per multi-plane page that the request
+//!   touches (consecutive units of one page are grouped), then the channel
+//!   transfer of the requested bytes.
+//! - **Payloads**, when given, are stored per *physical* slot, so GC moves them and
+//!   reading them back through the mapping checks the mapping.
+
+#[path = "ftl/gc.rs"]
+mod gc;
+#[path = "ftl/mapping.rs"]
+mod mapping;
+#[cfg(test)]
+#[path = "ftl/tests.rs"]
+mod tests;
+#[path = "ftl/write_buffer.rs"]
+mod write_buffer;
+
+use crate::block_store::BlockStore;
+use crate::command::{Command, Completion, Payload};
+use crate::device::{check_payload, Device, DeviceInfo, DeviceStats};
+use crate::error::DeviceError;
+use crate::profile::{parse_as, ProfileError, ProfileSource, Validator};
+use gc::{Collector, GcOutcome, GcParams};
+use mapping::{Layout, Mapping, HOST, NONE};
+use serde::Deserialize;
+use write_buffer::WriteBuffer;
+use zonelab_engine::{transfer_ns, us_to_ns, Ns, Timeline, KIB, MIB};
+use zonelab_media::flash::{CellType, FlashArray, FlashGeometry, FlashTimings};
+
+/// The FTL's mapping granularity.
+const UNIT_BYTES: u64 = 4 * KIB;
+
+/// `model = "ftl-ssd"` profile.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlSsdProfile {
+    pub name: String,
+    pub model: String,
+    pub description: String,
+    pub capacity: CapacitySection,
+    pub flash: FlashSection,
+    pub controller: ControllerSection,
+    pub gc: GcSection,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapacitySection {
+    pub block_bytes: u32,
+    /// Logical (host-visible) capacity.
+    pub capacity_mib: u64,
+    /// Physical space beyond the logical capacity, in percent of it.
+    pub over_provisioning_percent: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlashSection {
+    pub channels: u32,
+    pub dies_per_channel: u32,
+    pub planes_per_die: u32,
+    pub pages_per_block: u32,
+    pub page_kib: u32,
+    pub cell_type: CellType,
+    pub read_us: f64,
+    pub program_us: f64,
+    pub erase_us: f64,
+    pub channel_mb_s: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerSection {
+    pub cores: u32,
+    pub read_command_us: f64,
+    pub write_command_us: f64,
+    pub read_per_4kib_us: f64,
+    pub write_per_4kib_us: f64,
+    pub pcie_mb_s: f64,
+    pub write_buffer_mib: u64,
+    pub die_allocation: DieAllocation,
+}
+
+/// Which die a new program unit goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DieAllocation {
+    /// The next die in turn.
+    RoundRobin,
+    /// The die whose timeline is free earliest (ties in turn).
+    LeastBusy,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GcSection {
+    /// GC starts when free blocks ≤ this × dies.
+    pub trigger_free_blocks_per_die: u32,
+    /// A GC run stops once this many blocks above the trigger level are free.
+    pub reclaim_free_blocks: u32,
+    /// While GC is active, slots reclaimed per host slot written (≥ 1 so that
+    /// free space never shrinks during a run).
+    pub reclaim_ratio: f64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Controller {
+    read_command_ns: Ns,
+    write_command_ns: Ns,
+    read_per_4kib_ns: Ns,
+    write_per_4kib_ns: Ns,
+    pcie_bytes_per_s: u64,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    host_read_bytes: u64,
+    host_write_bytes: u64,
+    media_read_bytes: u64,
+    media_write_bytes: u64,
+    erases: u64,
+    gc_runs: u64,
+    gc_steps: u64,
+    gc_blocking: u64,
+    gc_victims: u64,
+    gc_copied_bytes: u64,
+    gc_padding_bytes: u64,
+    gc_stuck: u64,
+    flush_padding_bytes: u64,
+    buffer_stalls: u64,
+    buffer_read_units: u64,
+    unmapped_read_units: u64,
+    trimmed_units: u64,
+}
+
+/// The device.
+pub struct FtlSsd {
+    info: DeviceInfo,
+    flash: FlashArray,
+    cores: Vec<Timeline>,
+    pcie: Timeline,
+    ctl: Controller,
+    map: Mapping,
+    buffer: WriteBuffer,
+    data: Option<BlockStore>,
+    collector: Collector,
+    gc: GcParams,
+    stats: Counts,
+}
+
+impl FtlSsd {
+    pub fn from_profile(src: &ProfileSource) -> Result<Self, ProfileError> {
+        let p: FtlSsdProfile = parse_as(src)?;
+        Self::new(p, &src.source_name)
+    }
+
+    pub fn new(p: FtlSsdProfile, source_name: &str) -> Result<Self, ProfileError> {
+        let v = Validator::new(source_name);
+        let cap = &p.capacity;
+        v.check("capacity.block_bytes", cap.block_bytes, cap.block_bytes as u64 == UNIT_BYTES, "4096 (the FTL maps 4 KiB units)")?;
+        // ≤ 4 TiB logical keeps every physical slot index (with OP ≤ 100%) in a u32.
+        v.range("capacity.capacity_mib", cap.capacity_mib, 1, 4 << 20)?;
+        v.range("capacity.over_provisioning_percent", cap.over_provisioning_percent, 0.0, 100.0)?;
+        let f = &p.flash;
+        v.range("flash.channels", f.channels, 1, 64)?;
+        v.range("flash.dies_per_channel", f.dies_per_channel, 1, 64)?;
+        v.range("flash.planes_per_die", f.planes_per_die, 1, 16)?;
+        v.check("flash.page_kib", f.page_kib, f.page_kib.is_power_of_two() && (4..=64).contains(&f.page_kib), "a power of two in 4..=64")?;
+        let bits = f.cell_type.bits_per_cell();
+        v.check(
+            "flash.pages_per_block",
+            f.pages_per_block,
+            f.pages_per_block >= bits && f.pages_per_block % bits == 0 && f.pages_per_block <= 1 << 16,
+            &format!("a multiple of {bits} (pages per one-shot program of {:?} cells) in {bits}..=65536", f.cell_type),
+        )?;
+        v.range("flash.read_us", f.read_us, 0.1, 10_000.0)?;
+        v.range("flash.program_us", f.program_us, 1.0, 100_000.0)?;
+        v.range("flash.erase_us", f.erase_us, 1.0, 100_000.0)?;
+        v.range("flash.channel_mb_s", f.channel_mb_s, 1.0, 100_000.0)?;
+        let c = &p.controller;
+        v.range("controller.cores", c.cores, 1, 64)?;
+        v.range("controller.read_command_us", c.read_command_us, 0.0, 10_000.0)?;
+        v.range("controller.write_command_us", c.write_command_us, 0.0, 10_000.0)?;
+        v.range("controller.read_per_4kib_us", c.read_per_4kib_us, 0.0, 1_000.0)?;
+        v.range("controller.write_per_4kib_us", c.write_per_4kib_us, 0.0, 1_000.0)?;
+        v.range("controller.pcie_mb_s", c.pcie_mb_s, 1.0, 1_000_000.0)?;
+        let g = &p.gc;
+        v.range("gc.trigger_free_blocks_per_die", g.trigger_free_blocks_per_die, 1, 1 << 16)?;
+        v.range("gc.reclaim_free_blocks", g.reclaim_free_blocks, 1, 1 << 20)?;
+        v.range("gc.reclaim_ratio", g.reclaim_ratio, 1.0, 64.0)?;
+
+        let dies = f.channels * f.dies_per_channel;
+        let page_units = f.page_kib as u64 * KIB / UNIT_BYTES;
+        let units_per_program_unit = page_units * bits as u64 * f.planes_per_die as u64;
+        let units_per_block = page_units * f.pages_per_block as u64 * f.planes_per_die as u64;
+        let program_unit_bytes = units_per_program_unit * UNIT_BYTES;
+        v.check(
+            "controller.write_buffer_mib",
+            c.write_buffer_mib,
+            c.write_buffer_mib * MIB >= program_unit_bytes && c.write_buffer_mib <= 1 << 16,
+            &format!("at least one program unit ({} KiB) and at most 65536", program_unit_bytes / KIB),
+        )?;
+
+        let logical_units = cap.capacity_mib * MIB / UNIT_BYTES;
+        let physical_wanted = (logical_units as f64 * (1.0 + cap.over_provisioning_percent / 100.0)).ceil() as u64;
+        let blocks_per_die = physical_wanted.div_ceil(units_per_block * dies as u64);
+        let total_blocks = blocks_per_die * dies as u64;
+        let physical_units = total_blocks * units_per_block;
+        v.check(
+            "capacity.capacity_mib",
+            cap.capacity_mib,
+            physical_units < NONE as u64 && blocks_per_die < NONE as u64 / dies as u64,
+            "a size whose physical space (with OP) is below 16 TiB",
+        )?;
+        let gc_low_free_blocks = g.trigger_free_blocks_per_die as u64 * dies as u64;
+        // Open blocks of both streams, the victim being collected, the watermarks.
+        let needed_spare = 2 * dies as u64 + 1 + gc_low_free_blocks + g.reclaim_free_blocks as u64 + 1;
+        let spare = total_blocks - logical_units.div_ceil(units_per_block);
+        v.check(
+            "capacity.over_provisioning_percent",
+            cap.over_provisioning_percent,
+            spare >= needed_spare,
+            &format!(
+                "a value leaving at least {needed_spare} spare blocks (2 open blocks per die, 1 victim, GC watermarks); this one leaves {spare} blocks of {} KiB; or lower flash.pages_per_block",
+                units_per_block * UNIT_BYTES / KIB
+            ),
+        )?;
+
+        let geometry = FlashGeometry {
+            channels: f.channels,
+            dies_per_channel: f.dies_per_channel,
+            planes_per_die: f.planes_per_die,
+            blocks_per_plane: blocks_per_die as u32,
+            pages_per_block: f.pages_per_block,
+            page_bytes: f.page_kib * KIB as u32,
+            cell_type: f.cell_type,
+        };
+        debug_assert_eq!(geometry.program_unit_bytes(), program_unit_bytes);
+        let timings = FlashTimings {
+            read_ns: us_to_ns(f.read_us),
+            program_ns: us_to_ns(f.program_us),
+            erase_ns: us_to_ns(f.erase_us),
+            channel_bytes_per_s: (f.channel_mb_s * 1e6) as u64,
+        };
+        let layout = Layout {
+            dies,
+            blocks_per_die: blocks_per_die as u32,
+            units_per_block: units_per_block as u32,
+            units_per_program_unit: units_per_program_unit as u32,
+            units_per_read_group: (page_units * f.planes_per_die as u64) as u32,
+            logical_units: logical_units as u32,
+        };
+        let info = DeviceInfo {
+            name: p.name.clone(),
+            model: p.model.clone(),
+            description: p.description.clone(),
+            block_bytes: cap.block_bytes,
+            capacity_blocks: logical_units,
+            zoned: None,
+        };
+        Ok(Self {
+            info,
+            flash: FlashArray::new(geometry, timings),
+            cores: vec![Timeline::new(); c.cores as usize],
+            pcie: Timeline::new(),
+            ctl: Controller {
+                read_command_ns: us_to_ns(c.read_command_us),
+                write_command_ns: us_to_ns(c.write_command_us),
+                read_per_4kib_ns: us_to_ns(c.read_per_4kib_us),
+                write_per_4kib_ns: us_to_ns(c.write_per_4kib_us),
+                pcie_bytes_per_s: (c.pcie_mb_s * 1e6) as u64,
+            },
+            map: Mapping::new(layout),
+            buffer: WriteBuffer::new(c.write_buffer_mib * MIB),
+            data: None,
+            collector: Collector::new(),
+            gc: GcParams {
+                unit_bytes: UNIT_BYTES,
+                program_unit_bytes,
+                low_free_blocks: gc_low_free_blocks as u32,
+                target_free_blocks: (gc_low_free_blocks + g.reclaim_free_blocks as u64) as u32,
+                step_reclaim_units: (g.reclaim_ratio * units_per_program_unit as f64).ceil() as u64,
+                least_busy: c.die_allocation == DieAllocation::LeastBusy,
+            },
+            stats: Counts::default(),
+        })
+    }
+
+    /// Checks every FTL invariant (L2P/P2L agreement, valid counts, block states).
+    #[cfg(test)]
+    pub(crate) fn check_invariants(&self) -> Result<(), String> {
+        self.map.check_invariants()
+    }
+
+    /// Picks the controller core free earliest (lowest index on ties) and returns
+    /// when the command starts on it.
+    #[inline]
+    fn core_start(&mut self, now_ns: Ns, busy_ns: Ns) -> Ns {
+        let mut best = 0;
+        for (i, c) in self.cores.iter().enumerate() {
+            if c.free_at_ns() < self.cores[best].free_at_ns() {
+                best = i;
+            }
+        }
+        self.cores[best].reserve(now_ns, busy_ns).0
+    }
+
+    #[inline]
+    fn per_4kib(units: u64, per_4kib_ns: Ns) -> Ns {
+        units * per_4kib_ns
+    }
+
+    fn unsupported(&self, cmd: &Command) -> DeviceError {
+        DeviceError::Unsupported { command: cmd.name(), device: self.info.name.clone() }
+    }
+
+    fn check_range(&self, command: &'static str, lba: u64, blocks: u32) -> Result<(), DeviceError> {
+        if blocks == 0 {
+            return Err(DeviceError::ZeroLength { command, lba });
+        }
+        let capacity_blocks = self.info.capacity_blocks;
+        match lba.checked_add(blocks as u64) {
+            Some(end) if end <= capacity_blocks => Ok(()),
+            _ => Err(DeviceError::OutOfRange { command, lba, blocks, capacity_blocks }),
+        }
+    }
+
+    /// Timing of a validated read (and its bytes, when `out` is given).
+    fn read(&mut self, now_ns: Ns, lba: u64, blocks: u32, mut out: Option<&mut [u8]>) -> Ns {
+        let busy = self.ctl.read_command_ns + Self::per_4kib(blocks as u64, self.ctl.read_per_4kib_ns);
+        let start = self.core_start(now_ns, busy);
+        let group_units = self.map.layout().units_per_read_group;
+        let mut data_ready = start + busy;
+        // The read group being gathered: (group, first slot's die, units, issue time).
+        let mut pending: Option<(u32, u32, u64, Ns)> = None;
+        for i in 0..blocks as u64 {
+            let lpn = (lba + i) as u32;
+            let slot = self.map.lookup(lpn);
+            if let Some(buf) = out.as_deref_mut() {
+                let chunk = &mut buf[(i * UNIT_BYTES) as usize..((i + 1) * UNIT_BYTES) as usize];
+                match (slot, self.data.as_ref()) {
+                    (NONE, _) | (_, None) => chunk.fill(0),
+                    (s, Some(d)) => d.read(s as u64, chunk),
+                }
+            }
+            if slot == NONE {
+                self.stats.unmapped_read_units += 1;
+                continue;
+            }
+            if self.map.is_staged(slot) {
+                self.stats.buffer_read_units += 1;
+                continue;
+            }
+            let group = slot / group_units;
+            match pending.as_mut() {
+                Some((g, _, units, _)) if *g == group => *units += 1,
+                _ => {
+                    if let Some((_, die, units, issued)) = pending.take() {
+                        data_ready = data_ready.max(self.flash_read(issued, die, units));
+                    }
+                    let issued = start + self.ctl.read_command_ns + Self::per_4kib(i + 1, self.ctl.read_per_4kib_ns);
+                    pending = Some((group, self.map.die_of_slot(slot), 1, issued));
+                }
+            }
+        }
+        if let Some((_, die, units, issued)) = pending {
+            data_ready = data_ready.max(self.flash_read(issued, die, units));
+        }
+        let bytes = blocks as u64 * UNIT_BYTES;
+        // Host DMA overlaps the flash reads; the last read group's transfer is the tail.
+        let tail = transfer_ns(bytes.min(group_units as u64 * UNIT_BYTES), self.ctl.pcie_bytes_per_s);
+        let (_, link_done) = self.pcie.reserve(start, transfer_ns(bytes, self.ctl.pcie_bytes_per_s));
+        self.stats.host_read_bytes += bytes;
+        (data_ready + tail).max(link_done)
+    }
+
+    #[inline]
+    fn flash_read(&mut self, issued_ns: Ns, die: u32, units: u64) -> Ns {
+        self.stats.media_read_bytes += units * UNIT_BYTES;
+        self.flash.read(issued_ns, die, units * UNIT_BYTES)
+    }
+
+    /// A validated write: into the buffer, mapped, full program units programmed.
+    fn write(&mut self, now_ns: Ns, lba: u64, blocks: u32, payload: Option<&[u8]>) -> Result<Ns, DeviceError> {
+        let bytes = blocks as u64 * UNIT_BYTES;
+        let busy = self.ctl.write_command_ns + Self::per_4kib(blocks as u64, self.ctl.write_per_4kib_ns);
+        let start = self.core_start(now_ns, busy);
+        let admitted = self.buffer.admit(start, bytes);
+        if admitted > start {
+            self.stats.buffer_stalls += 1;
+        }
+        let (_, dma_done) = self.pcie.reserve(admitted, transfer_ns(bytes, self.ctl.pcie_bytes_per_s));
+        let acked = dma_done.max(admitted + busy);
+        let mut gc_done = 0;
+        for i in 0..blocks as u64 {
+            let lpn = (lba + i) as u32;
+            if self.map.needs_new_program_unit(HOST) {
+                if let Some(o) = self.collector.on_host_program_unit(&mut self.map, &mut self.flash, &mut self.data, admitted, &self.gc) {
+                    if o.blocking {
+                        gc_done = gc_done.max(o.done_ns);
+                    }
+                    self.account_gc(&o);
+                }
+            }
+            let least_busy = self.gc.least_busy;
+            let flash = &self.flash;
+            let Some(slot) = self.map.next_slot(HOST, |d| if least_busy { flash.die_free_at_ns(d) } else { 0 }) else {
+                return Err(DeviceError::NoSpace { command: "write" });
+            };
+            if let Some(old) = self.map.unmap(lpn) {
+                if let Some(d) = self.data.as_mut() {
+                    d.take(old as u64);
+                }
+            }
+            self.map.map(lpn, slot);
+            if let Some(src) = payload {
+                let chunk = &src[(i * UNIT_BYTES) as usize..((i + 1) * UNIT_BYTES) as usize];
+                self.data.get_or_insert_with(|| BlockStore::new(UNIT_BYTES as u32)).put(slot as u64, chunk.into());
+            }
+            if self.map.staged_full(HOST) {
+                self.program_host(acked);
+            }
+        }
+        self.stats.host_write_bytes += bytes;
+        Ok(acked.max(gc_done))
+    }
+
+    /// Programs the host stream's staged program unit (padded if partial).
+    fn program_host(&mut self, ready_ns: Ns) -> Ns {
+        let Some(unit) = self.map.take_staged(HOST) else { return ready_ns };
+        let done = self.flash.program(ready_ns, unit.die, self.gc.program_unit_bytes);
+        self.buffer.release_at(done, unit.filled_units as u64 * UNIT_BYTES);
+        self.stats.media_write_bytes += self.gc.program_unit_bytes;
+        let padding = self.map.layout().units_per_program_unit - unit.filled_units;
+        self.stats.flush_padding_bytes += padding as u64 * UNIT_BYTES;
+        done
+    }
+
+    fn account_gc(&mut self, o: &GcOutcome) {
+        let s = &mut self.stats;
+        s.gc_runs += o.started as u64;
+        s.gc_steps += o.steps;
+        s.gc_blocking += o.blocking as u64;
+        s.gc_victims += o.victims;
+        s.gc_copied_bytes += o.copied_units * UNIT_BYTES;
+        s.gc_padding_bytes += o.padding_units * UNIT_BYTES;
+        s.media_read_bytes += o.read_bytes;
+        s.media_write_bytes += o.programmed_bytes;
+        s.erases += o.erases;
+        s.gc_stuck += o.stuck as u64;
+    }
+
+    fn trim(&mut self, now_ns: Ns, lba: u64, blocks: u32) -> Ns {
+        let start = self.core_start(now_ns, self.ctl.write_command_ns);
+        for i in 0..blocks as u64 {
+            if let Some(old) = self.map.unmap((lba + i) as u32) {
+                self.stats.trimmed_units += 1;
+                if let Some(d) = self.data.as_mut() {
+                    d.take(old as u64);
+                }
+            }
+        }
+        start + self.ctl.write_command_ns
+    }
+
+    fn flush(&mut self, now_ns: Ns) -> Ns {
+        let start = self.core_start(now_ns, self.ctl.write_command_ns);
+        if self.map.staged_units(HOST) > 0 {
+            self.program_host(start);
+        }
+        let o = self.collector.flush(&mut self.map, &mut self.flash, start, &self.gc);
+        self.account_gc(&o);
+        (start + self.ctl.write_command_ns).max(self.buffer.drained_at_ns()).max(o.done_ns)
+    }
+}
+
+impl Device for FtlSsd {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn submit(&mut self, now_ns: Ns, cmd: &Command, payload: Payload<'_>) -> Result<Completion, DeviceError> {
+        if matches!(cmd, Command::Append { .. } | Command::Zone { .. }) {
+            return Err(self.unsupported(cmd));
+        }
+        check_payload(cmd, &payload, self.info.block_bytes)?;
+        match *cmd {
+            Command::Read { lba, blocks } => {
+                self.check_range("read", lba, blocks)?;
+                let out = match payload {
+                    Payload::Read(out) => Some(out),
+                    _ => None,
+                };
+                Ok(Completion { done_ns: self.read(now_ns, lba, blocks, out), lba })
+            }
+            Command::Write { lba, blocks } => {
+                self.check_range("write", lba, blocks)?;
+                let src = match payload {
+                    Payload::Write(src) => Some(src),
+                    _ => None,
+                };
+                Ok(Completion { done_ns: self.write(now_ns, lba, blocks, src)?, lba })
+            }
+            Command::Trim { lba, blocks } => {
+                self.check_range("trim", lba, blocks)?;
+                Ok(Completion { done_ns: self.trim(now_ns, lba, blocks), lba })
+            }
+            Command::Flush => Ok(Completion { done_ns: self.flush(now_ns), lba: 0 }),
+            Command::Append { .. } | Command::Zone { .. } => Err(self.unsupported(cmd)),
+        }
+    }
+
+    fn stats(&self, elapsed_ns: Ns) -> DeviceStats {
+        let s = &self.stats;
+        let u = self.flash.utilisation(elapsed_ns);
+        let mut st = DeviceStats {
+            host_read_bytes: s.host_read_bytes,
+            host_write_bytes: s.host_write_bytes,
+            media_read_bytes: s.media_read_bytes,
+            media_write_bytes: s.media_write_bytes,
+            gc_runs: s.gc_runs,
+            gc_copied_bytes: s.gc_copied_bytes,
+            erases: s.erases,
+            ..Default::default()
+        };
+        st.utilisation.insert("channel".into(), round6(u.channel_busy_fraction));
+        st.utilisation.insert("die".into(), round6(u.die_busy_fraction));
+        if elapsed_ns > 0 {
+            let core_busy: Ns = self.cores.iter().map(|c| c.busy_ns()).sum();
+            st.utilisation.insert("controller".into(), round6(core_busy as f64 / (self.cores.len() as f64 * elapsed_ns as f64)));
+        }
+        let (free, open, closed, victim) = self.map.block_counts();
+        let c = &mut st.counters;
+        c.insert("total_blocks".into(), self.map.layout().total_blocks() as u64);
+        c.insert("free_blocks".into(), free as u64);
+        c.insert("open_blocks".into(), open as u64);
+        c.insert("closed_blocks".into(), closed as u64);
+        c.insert("victim_blocks".into(), victim as u64);
+        c.insert("gc_active".into(), self.collector.is_active() as u64);
+        c.insert("mapped_bytes".into(), self.map.mapped_units() * UNIT_BYTES);
+        c.insert("physical_bytes".into(), self.map.layout().physical_units() * UNIT_BYTES);
+        c.insert("gc_victims".into(), s.gc_victims);
+        c.insert("gc_steps".into(), s.gc_steps);
+        c.insert("gc_blocking_runs".into(), s.gc_blocking);
+        c.insert("gc_padding_bytes".into(), s.gc_padding_bytes);
+        c.insert("gc_stuck".into(), s.gc_stuck);
+        c.insert("flush_padding_bytes".into(), s.flush_padding_bytes);
+        c.insert("write_buffer_stalls".into(), s.buffer_stalls);
+        c.insert("buffer_read_units".into(), s.buffer_read_units);
+        c.insert("unmapped_read_units".into(), s.unmapped_read_units);
+        c.insert("trimmed_units".into(), s.trimmed_units);
+        st.finish()
+    }
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}

@@ -1,0 +1,56 @@
+//! Simulator speed: simulated requests per second of wall time, per core.
+//! - sequential 4 KiB zone writes on `zn540` (target ≥ 2 M requests/s);
+//! - random 4 KiB writes on `ssd-conventional` with GC active (target ≥ 1 M/s).
+//!
+//! Run: `cargo bench -p zonelab-experiments --bench sim_speed`. Results go to
+//! docs/PERFORMANCE.md with machine and date.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use zonelab_devices::open_device;
+use zonelab_experiments::bench::{run_bench, BenchOptions};
+use zonelab_workloads::job::{JobSpec, RwMode};
+
+const REQUESTS: u64 = 1_000_000;
+
+fn zns_sequential_zone_writes(c: &mut Criterion) {
+    let mut g = c.benchmark_group("zn540");
+    g.throughput(Throughput::Elements(REQUESTS));
+    g.sample_size(10);
+    g.bench_function("seq_zone_write_4k_qd1", |b| {
+        b.iter(|| {
+            let mut dev = open_device("zn540").expect("built-in profile");
+            let spec = JobSpec { rw: RwMode::Write, block_size_bytes: 4096, io_size_bytes: Some(REQUESTS * 4096), ..JobSpec::default() };
+            let r = run_bench(dev.as_mut(), &spec, &BenchOptions::default(), None).expect("bench runs");
+            assert_eq!(r.ops, REQUESTS);
+        })
+    });
+    g.finish();
+}
+
+fn ftl_random_writes_with_gc(c: &mut Criterion) {
+    let mut g = c.benchmark_group("ssd-conventional");
+    g.sample_size(10);
+    // Precondition once (fill the drive and overwrite it so GC is active), then time
+    // a further stretch of random writes on a clone of the aged device state.
+    let mut aged = open_device("ssd-conventional").expect("built-in profile");
+    let capacity = aged.info().capacity_bytes();
+    let fill = JobSpec { rw: RwMode::Write, block_size_bytes: 1 << 20, iodepth: 8, ..JobSpec::default() };
+    run_bench(aged.as_mut(), &fill, &BenchOptions::default(), None).expect("fill");
+    let age = JobSpec { rw: RwMode::RandWrite, block_size_bytes: 4096, iodepth: 32, io_size_bytes: Some(capacity / 2), ..JobSpec::default() };
+    run_bench(aged.as_mut(), &age, &BenchOptions::default(), None).expect("age");
+    g.throughput(Throughput::Elements(REQUESTS));
+    g.bench_function("rand_write_4k_qd32_gc_active", |b| {
+        let mut seed = 1;
+        b.iter(|| {
+            seed += 1;
+            let gc_runs_before = aged.stats(0).gc_runs;
+            let spec = JobSpec { rw: RwMode::RandWrite, block_size_bytes: 4096, iodepth: 32, io_size_bytes: Some(REQUESTS * 4096), ..JobSpec::default() };
+            let r = run_bench(aged.as_mut(), &spec, &BenchOptions { seed, ..BenchOptions::default() }, None).expect("bench runs");
+            assert!(r.device_stats.gc_runs > gc_runs_before, "GC must be active while timed");
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, zns_sequential_zone_writes, ftl_random_writes_with_gc);
+criterion_main!(benches);
