@@ -113,3 +113,19 @@ pub fn check_payload(cmd: &Command, payload: &Payload<'_>, block_bytes: u32) -> 
     }
     Ok(())
 }
+
+/// Rounds to 1e-6 so fractions in JSON stay stable and readable.
+pub fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// Checks a block-interface range: non-empty and inside `capacity_blocks`.
+pub fn check_block_range(command: &'static str, lba: u64, blocks: u32, capacity_blocks: u64) -> Result<(), DeviceError> {
+    if blocks == 0 {
+        return Err(DeviceError::ZeroLength { command, lba });
+    }
+    match lba.checked_add(blocks as u64) {
+        Some(end) if end <= capacity_blocks => Ok(()),
+        _ => Err(DeviceError::OutOfRange { command, lba, blocks, capacity_blocks }),
+    }
+}

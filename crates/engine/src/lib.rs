@@ -5,12 +5,14 @@
 //! Nothing here knows about storage; devices and workloads build on it.
 
 pub mod event_queue;
+pub mod gap_timeline;
 pub mod rng;
 pub mod stats;
 pub mod time;
 pub mod timeline;
 
 pub use event_queue::EventQueue;
+pub use gap_timeline::GapTimeline;
 pub use rng::{RngStream, RngStreams};
 pub use stats::{Counters, LatencyHistogram, LatencySummary, TimeSeries};
 pub use time::*;

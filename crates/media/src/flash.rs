@@ -5,7 +5,7 @@
 //! occupies the die. Firmware on top decides what to read, program and erase.
 
 use serde::{Deserialize, Serialize};
-use zonelab_engine::{transfer_ns, Ns, Timeline};
+use zonelab_engine::{transfer_ns, GapTimeline, Ns, Timeline};
 
 /// NAND cell type. Bits per cell set how many pages one-shot programming writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,17 +90,27 @@ pub struct FlashUtilisation {
 pub struct FlashArray {
     pub geometry: FlashGeometry,
     pub timings: FlashTimings,
-    channels: Vec<Timeline>,
+    /// Channels fill gaps: a die's data moves whenever the channel is idle.
+    channels: Vec<GapTimeline>,
+    /// Dies run their operations in the order they are booked (a per-die queue).
     dies: Vec<Timeline>,
 }
 
 impl FlashArray {
     pub fn new(geometry: FlashGeometry, timings: FlashTimings) -> Self {
         Self {
-            channels: vec![Timeline::new(); geometry.channels as usize],
+            channels: vec![GapTimeline::new(); geometry.channels as usize],
             dies: vec![Timeline::new(); geometry.dies() as usize],
             geometry,
             timings,
+        }
+    }
+
+    /// Tells the array that no request will be ready before `now_ns` (devices call
+    /// it as each host command arrives), so past channel bookings can be dropped.
+    pub fn advance(&mut self, now_ns: Ns) {
+        for c in &mut self.channels {
+            c.forget_before(now_ns);
         }
     }
 
@@ -157,10 +167,11 @@ impl FlashArray {
         if elapsed_ns == 0 {
             return FlashUtilisation::default();
         }
-        let mean = |ts: &[Timeline]| {
-            ts.iter().map(|t| t.busy_ns() as f64).sum::<f64>() / (ts.len() as f64 * elapsed_ns as f64)
-        };
-        FlashUtilisation { channel_busy_fraction: mean(&self.channels), die_busy_fraction: mean(&self.dies) }
+        let mean = |busy: Ns, n: usize| busy as f64 / (n as f64 * elapsed_ns as f64);
+        FlashUtilisation {
+            channel_busy_fraction: mean(self.channels.iter().map(|t| t.busy_ns()).sum(), self.channels.len()),
+            die_busy_fraction: mean(self.dies.iter().map(|t| t.busy_ns()).sum(), self.dies.len()),
+        }
     }
 }
 

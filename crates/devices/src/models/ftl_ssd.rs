@@ -3,31 +3,39 @@
 //! Firmware model:
 //! - **Host interface.** Read, write, trim and flush on 4 KiB logical blocks; zone
 //!   commands and zone append are [`DeviceError::Unsupported`].
-//! - **Mapping** ([`ftl/mapping.rs`](mapping)): one L2P entry per 4 KiB logical
-//!   unit and one P2L entry per physical 4 KiB slot, dense `u32` arrays; per-block
-//!   valid counts; closed blocks bucketed by valid count for greedy GC.
+//! - **Mapping** (`ftl/mapping.rs`): one L2P entry per 4 KiB logical
+//!   unit and one P2L entry per physical 4 KiB slot, dense `u32` arrays. Space is
+//!   allocated, collected and erased in *superblocks* (one multi-plane block on
+//!   every die), with per-superblock valid counts bucketed for greedy GC.
 //! - **Over-provisioning.** Physical space = logical × (1 + OP), rounded up to whole
-//!   blocks on every die. The spare space must cover the open blocks of both write
-//!   streams (one per die each) plus the GC watermarks; the profile check says so.
-//! - **Write buffer** ([`ftl/write_buffer.rs`](write_buffer)): a write is
+//!   superblocks. The spare superblocks must cover the open superblocks of both
+//!   write streams, the GC victim and the GC watermarks; the profile check says so.
+//! - **Write buffer** (`ssd_common/write_buffer.rs`): a write is
 //!   acknowledged once its bytes are in the DRAM buffer (after the PCIe transfer).
 //!   Data is programmed one program unit (page × bits per cell × planes) at a time;
 //!   buffer space is released when that program completes, so sustained writes are
 //!   flash-bound. The buffer is volatile: **Flush** pads and programs the partial
 //!   program unit and completes when everything buffered is on flash.
 //! - **Allocation.** Host writes and GC copies are separate streams, each with one
-//!   open block per die. Each new program unit goes to a die with room, chosen by
-//!   `controller.die_allocation`: `"round-robin"` (the next die in turn) or
-//!   `"least-busy"` (dynamic allocation: the die free earliest, ties round-robin),
-//!   so a die busy with GC reads and erases is passed over.
-//! - **Foreground GC** ([`ftl/gc.rs`](gc)), greedy and incremental: once free
-//!   blocks are ≤ `trigger_free_blocks_per_die × dies`, every host program unit
-//!   started runs a GC step in the write path that reclaims `reclaim_ratio ×` its
-//!   size, until `reclaim_free_blocks` more blocks are free. GC reads, programs and
-//!   erases reserve the same die and channel timelines, so host programs queue
-//!   behind them, the write buffer backs up and host writes stall. With at most one
-//!   free block left, GC blocks the host write until the target is reached. There
-//!   is no background (idle-time) GC and no wear levelling.
+//!   open superblock (one open block per die). Each new program unit goes to a die
+//!   whose block has room, chosen by `ftl.die_allocation`: `"round-robin"`
+//!   (the next die in turn) or `"least-busy"` (dynamic allocation: host data to the
+//!   die free earliest, GC copies to the die that frees soonest after their reads
+//!   complete; ties round-robin), so dies busy with GC are passed over.
+//! - **Foreground GC** (`ftl/gc.rs`), greedy and incremental: once free
+//!   superblocks are ≤ `ftl.trigger_free_superblocks`, the host write that starts a
+//!   program unit runs one GC step, which reclaims `reclaim_ratio ×` a program
+//!   unit (net), and that write completes only when the step's reads, programs
+//!   and erases are done: GC is paid for in the write path, a few milliseconds on
+//!   one write in a program unit's worth, which is the tail latency of an aged
+//!   device. GC runs until `reclaim_free_superblocks` more superblocks are free.
+//!   The last free superblock is the GC stream's reserve: when the host stream
+//!   needs it, GC runs until the target is reached (an emergency run). GC uses
+//!   the same die and channel timelines as host I/O, so it also delays other
+//!   requests. Waiting for each step keeps the work queued on the timelines
+//!   shallow; deep queues would make the single-free-time timelines leave gaps
+//!   they cannot backfill. There is no background (idle-time) GC and no wear
+//!   levelling.
 //! - **Reads** look up the mapping: unmapped units read as zeros and units still in
 //!   the write buffer's open program unit come from DRAM, both without flash
 //!   access; the rest read from flash, one tR per multi-plane page that the request
@@ -43,20 +51,18 @@ mod mapping;
 #[cfg(test)]
 #[path = "ftl/tests.rs"]
 mod tests;
-#[path = "ftl/write_buffer.rs"]
-mod write_buffer;
 
+use super::ssd_common::{add_utilisation, Controller, ControllerSection, FlashSection, WriteBuffer};
 use crate::block_store::BlockStore;
 use crate::command::{Command, Completion, Payload};
-use crate::device::{check_payload, Device, DeviceInfo, DeviceStats};
+use crate::device::{check_block_range, check_payload, Device, DeviceInfo, DeviceStats};
 use crate::error::DeviceError;
 use crate::profile::{parse_as, ProfileError, ProfileSource, Validator};
 use gc::{Collector, GcOutcome, GcParams};
 use mapping::{Layout, Mapping, HOST, NONE};
 use serde::Deserialize;
-use write_buffer::WriteBuffer;
-use zonelab_engine::{transfer_ns, us_to_ns, Ns, Timeline, KIB, MIB};
-use zonelab_media::flash::{CellType, FlashArray, FlashGeometry, FlashTimings};
+use zonelab_engine::{Ns, KIB, MIB};
+use zonelab_media::flash::FlashArray;
 
 /// The FTL's mapping granularity.
 const UNIT_BYTES: u64 = 4 * KIB;
@@ -71,7 +77,7 @@ pub struct FtlSsdProfile {
     pub capacity: CapacitySection,
     pub flash: FlashSection,
     pub controller: ControllerSection,
-    pub gc: GcSection,
+    pub ftl: FtlSection,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -84,34 +90,6 @@ pub struct CapacitySection {
     pub over_provisioning_percent: f64,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FlashSection {
-    pub channels: u32,
-    pub dies_per_channel: u32,
-    pub planes_per_die: u32,
-    pub pages_per_block: u32,
-    pub page_kib: u32,
-    pub cell_type: CellType,
-    pub read_us: f64,
-    pub program_us: f64,
-    pub erase_us: f64,
-    pub channel_mb_s: f64,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ControllerSection {
-    pub cores: u32,
-    pub read_command_us: f64,
-    pub write_command_us: f64,
-    pub read_per_4kib_us: f64,
-    pub write_per_4kib_us: f64,
-    pub pcie_mb_s: f64,
-    pub write_buffer_mib: u64,
-    pub die_allocation: DieAllocation,
-}
-
 /// Which die a new program unit goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -122,25 +100,18 @@ pub enum DieAllocation {
     LeastBusy,
 }
 
+/// FTL policies: where program units go and when GC runs.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GcSection {
-    /// GC starts when free blocks ≤ this × dies.
-    pub trigger_free_blocks_per_die: u32,
-    /// A GC run stops once this many blocks above the trigger level are free.
-    pub reclaim_free_blocks: u32,
+pub struct FtlSection {
+    pub die_allocation: DieAllocation,
+    /// GC starts when free superblocks ≤ this.
+    pub trigger_free_superblocks: u32,
+    /// A GC run stops once this many superblocks above the trigger level are free.
+    pub reclaim_free_superblocks: u32,
     /// While GC is active, slots reclaimed per host slot written (≥ 1 so that
     /// free space never shrinks during a run).
     pub reclaim_ratio: f64,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Controller {
-    read_command_ns: Ns,
-    write_command_ns: Ns,
-    read_per_4kib_ns: Ns,
-    write_per_4kib_ns: Ns,
-    pcie_bytes_per_s: u64,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -152,7 +123,7 @@ struct Counts {
     erases: u64,
     gc_runs: u64,
     gc_steps: u64,
-    gc_blocking: u64,
+    gc_emergency: u64,
     gc_victims: u64,
     gc_copied_bytes: u64,
     gc_padding_bytes: u64,
@@ -168,8 +139,6 @@ struct Counts {
 pub struct FtlSsd {
     info: DeviceInfo,
     flash: FlashArray,
-    cores: Vec<Timeline>,
-    pcie: Timeline,
     ctl: Controller,
     map: Mapping,
     buffer: WriteBuffer,
@@ -187,38 +156,23 @@ impl FtlSsd {
 
     pub fn new(p: FtlSsdProfile, source_name: &str) -> Result<Self, ProfileError> {
         let v = Validator::new(source_name);
+        v.check("capacity.over_provisioning_percent", p.capacity.over_provisioning_percent, !p.capacity.over_provisioning_percent.is_nan(), "a number")?;
+        v.check("ftl.reclaim_ratio", p.ftl.reclaim_ratio, !p.ftl.reclaim_ratio.is_nan(), "a number")?;
         let cap = &p.capacity;
         v.check("capacity.block_bytes", cap.block_bytes, cap.block_bytes as u64 == UNIT_BYTES, "4096 (the FTL maps 4 KiB units)")?;
         // ≤ 4 TiB logical keeps every physical slot index (with OP ≤ 100%) in a u32.
         v.range("capacity.capacity_mib", cap.capacity_mib, 1, 4 << 20)?;
         v.range("capacity.over_provisioning_percent", cap.over_provisioning_percent, 0.0, 100.0)?;
         let f = &p.flash;
-        v.range("flash.channels", f.channels, 1, 64)?;
-        v.range("flash.dies_per_channel", f.dies_per_channel, 1, 64)?;
-        v.range("flash.planes_per_die", f.planes_per_die, 1, 16)?;
-        v.check("flash.page_kib", f.page_kib, f.page_kib.is_power_of_two() && (4..=64).contains(&f.page_kib), "a power of two in 4..=64")?;
+        f.validate(&v)?;
         let bits = f.cell_type.bits_per_cell();
-        v.check(
-            "flash.pages_per_block",
-            f.pages_per_block,
-            f.pages_per_block >= bits && f.pages_per_block % bits == 0 && f.pages_per_block <= 1 << 16,
-            &format!("a multiple of {bits} (pages per one-shot program of {:?} cells) in {bits}..=65536", f.cell_type),
-        )?;
-        v.range("flash.read_us", f.read_us, 0.1, 10_000.0)?;
-        v.range("flash.program_us", f.program_us, 1.0, 100_000.0)?;
-        v.range("flash.erase_us", f.erase_us, 1.0, 100_000.0)?;
-        v.range("flash.channel_mb_s", f.channel_mb_s, 1.0, 100_000.0)?;
         let c = &p.controller;
-        v.range("controller.cores", c.cores, 1, 64)?;
-        v.range("controller.read_command_us", c.read_command_us, 0.0, 10_000.0)?;
-        v.range("controller.write_command_us", c.write_command_us, 0.0, 10_000.0)?;
-        v.range("controller.read_per_4kib_us", c.read_per_4kib_us, 0.0, 1_000.0)?;
-        v.range("controller.write_per_4kib_us", c.write_per_4kib_us, 0.0, 1_000.0)?;
-        v.range("controller.pcie_mb_s", c.pcie_mb_s, 1.0, 1_000_000.0)?;
-        let g = &p.gc;
-        v.range("gc.trigger_free_blocks_per_die", g.trigger_free_blocks_per_die, 1, 1 << 16)?;
-        v.range("gc.reclaim_free_blocks", g.reclaim_free_blocks, 1, 1 << 20)?;
-        v.range("gc.reclaim_ratio", g.reclaim_ratio, 1.0, 64.0)?;
+        c.validate(&v)?;
+        let g = &p.ftl;
+        // One free superblock is the emergency reserve (GC then blocks the write).
+        v.range("ftl.trigger_free_superblocks", g.trigger_free_superblocks, 2, 1 << 16)?;
+        v.range("ftl.reclaim_free_superblocks", g.reclaim_free_superblocks, 1, 1 << 16)?;
+        v.range("ftl.reclaim_ratio", g.reclaim_ratio, 1.0, 64.0)?;
 
         let dies = f.channels * f.dies_per_channel;
         let page_units = f.page_kib as u64 * KIB / UNIT_BYTES;
@@ -226,56 +180,48 @@ impl FtlSsd {
         let units_per_block = page_units * f.pages_per_block as u64 * f.planes_per_die as u64;
         let program_unit_bytes = units_per_program_unit * UNIT_BYTES;
         v.check(
+            "flash.pages_per_block",
+            f.pages_per_block,
+            units_per_block * dies as u64 <= 1 << 24,
+            "a value keeping a superblock (one block on every die) within 64 GiB",
+        )?;
+        v.check(
             "controller.write_buffer_mib",
             c.write_buffer_mib,
-            c.write_buffer_mib * MIB >= program_unit_bytes && c.write_buffer_mib <= 1 << 16,
-            &format!("at least one program unit ({} KiB) and at most 65536", program_unit_bytes / KIB),
+            c.write_buffer_mib * MIB >= program_unit_bytes,
+            &format!("at least one program unit ({} KiB)", program_unit_bytes / KIB),
         )?;
 
         let logical_units = cap.capacity_mib * MIB / UNIT_BYTES;
+        let units_per_superblock = units_per_block * dies as u64;
         let physical_wanted = (logical_units as f64 * (1.0 + cap.over_provisioning_percent / 100.0)).ceil() as u64;
-        let blocks_per_die = physical_wanted.div_ceil(units_per_block * dies as u64);
-        let total_blocks = blocks_per_die * dies as u64;
-        let physical_units = total_blocks * units_per_block;
+        let superblocks = physical_wanted.div_ceil(units_per_superblock);
+        let physical_units = superblocks * units_per_superblock;
         v.check(
             "capacity.capacity_mib",
             cap.capacity_mib,
-            physical_units < NONE as u64 && blocks_per_die < NONE as u64 / dies as u64,
+            physical_units < NONE as u64,
             "a size whose physical space (with OP) is below 16 TiB",
         )?;
-        let gc_low_free_blocks = g.trigger_free_blocks_per_die as u64 * dies as u64;
-        // Open blocks of both streams, the victim being collected, the watermarks.
-        let needed_spare = 2 * dies as u64 + 1 + gc_low_free_blocks + g.reclaim_free_blocks as u64 + 1;
-        let spare = total_blocks - logical_units.div_ceil(units_per_block);
+        // Open superblocks of both streams, the GC victim, the watermarks, and one
+        // more so that some closed superblock always has an invalid slot.
+        let needed_spare = 2 + 1 + g.trigger_free_superblocks as u64 + g.reclaim_free_superblocks as u64 + 1;
+        let spare = superblocks.saturating_sub(logical_units.div_ceil(units_per_superblock));
         v.check(
             "capacity.over_provisioning_percent",
             cap.over_provisioning_percent,
             spare >= needed_spare,
             &format!(
-                "a value leaving at least {needed_spare} spare blocks (2 open blocks per die, 1 victim, GC watermarks); this one leaves {spare} blocks of {} KiB; or lower flash.pages_per_block",
-                units_per_block * UNIT_BYTES / KIB
+                "a value leaving at least {needed_spare} spare superblocks (2 open, 1 GC victim, GC watermarks); this one leaves {spare} of {} MiB; or lower flash.pages_per_block",
+                units_per_superblock * UNIT_BYTES / MIB
             ),
         )?;
 
-        let geometry = FlashGeometry {
-            channels: f.channels,
-            dies_per_channel: f.dies_per_channel,
-            planes_per_die: f.planes_per_die,
-            blocks_per_plane: blocks_per_die as u32,
-            pages_per_block: f.pages_per_block,
-            page_bytes: f.page_kib * KIB as u32,
-            cell_type: f.cell_type,
-        };
+        let geometry = f.geometry(superblocks as u32);
         debug_assert_eq!(geometry.program_unit_bytes(), program_unit_bytes);
-        let timings = FlashTimings {
-            read_ns: us_to_ns(f.read_us),
-            program_ns: us_to_ns(f.program_us),
-            erase_ns: us_to_ns(f.erase_us),
-            channel_bytes_per_s: (f.channel_mb_s * 1e6) as u64,
-        };
         let layout = Layout {
             dies,
-            blocks_per_die: blocks_per_die as u32,
+            superblocks: superblocks as u32,
             units_per_block: units_per_block as u32,
             units_per_program_unit: units_per_program_unit as u32,
             units_per_read_group: (page_units * f.planes_per_die as u64) as u32,
@@ -291,27 +237,19 @@ impl FtlSsd {
         };
         Ok(Self {
             info,
-            flash: FlashArray::new(geometry, timings),
-            cores: vec![Timeline::new(); c.cores as usize],
-            pcie: Timeline::new(),
-            ctl: Controller {
-                read_command_ns: us_to_ns(c.read_command_us),
-                write_command_ns: us_to_ns(c.write_command_us),
-                read_per_4kib_ns: us_to_ns(c.read_per_4kib_us),
-                write_per_4kib_ns: us_to_ns(c.write_per_4kib_us),
-                pcie_bytes_per_s: (c.pcie_mb_s * 1e6) as u64,
-            },
+            flash: FlashArray::new(geometry, f.timings()),
+            ctl: Controller::new(c),
             map: Mapping::new(layout),
             buffer: WriteBuffer::new(c.write_buffer_mib * MIB),
             data: None,
-            collector: Collector::new(),
+            collector: Collector::new(dies, units_per_program_unit as u32, (page_units * f.planes_per_die as u64) as u32),
             gc: GcParams {
                 unit_bytes: UNIT_BYTES,
                 program_unit_bytes,
-                low_free_blocks: gc_low_free_blocks as u32,
-                target_free_blocks: (gc_low_free_blocks + g.reclaim_free_blocks as u64) as u32,
+                low_free_superblocks: g.trigger_free_superblocks,
+                target_free_superblocks: g.trigger_free_superblocks + g.reclaim_free_superblocks,
                 step_reclaim_units: (g.reclaim_ratio * units_per_program_unit as f64).ceil() as u64,
-                least_busy: c.die_allocation == DieAllocation::LeastBusy,
+                least_busy: g.die_allocation == DieAllocation::LeastBusy,
             },
             stats: Counts::default(),
         })
@@ -323,43 +261,19 @@ impl FtlSsd {
         self.map.check_invariants()
     }
 
-    /// Picks the controller core free earliest (lowest index on ties) and returns
-    /// when the command starts on it.
-    #[inline]
-    fn core_start(&mut self, now_ns: Ns, busy_ns: Ns) -> Ns {
-        let mut best = 0;
-        for (i, c) in self.cores.iter().enumerate() {
-            if c.free_at_ns() < self.cores[best].free_at_ns() {
-                best = i;
-            }
-        }
-        self.cores[best].reserve(now_ns, busy_ns).0
-    }
-
-    #[inline]
-    fn per_4kib(units: u64, per_4kib_ns: Ns) -> Ns {
-        units * per_4kib_ns
-    }
-
     fn unsupported(&self, cmd: &Command) -> DeviceError {
         DeviceError::Unsupported { command: cmd.name(), device: self.info.name.clone() }
     }
 
     fn check_range(&self, command: &'static str, lba: u64, blocks: u32) -> Result<(), DeviceError> {
-        if blocks == 0 {
-            return Err(DeviceError::ZeroLength { command, lba });
-        }
-        let capacity_blocks = self.info.capacity_blocks;
-        match lba.checked_add(blocks as u64) {
-            Some(end) if end <= capacity_blocks => Ok(()),
-            _ => Err(DeviceError::OutOfRange { command, lba, blocks, capacity_blocks }),
-        }
+        check_block_range(command, lba, blocks, self.info.capacity_blocks)
     }
 
     /// Timing of a validated read (and its bytes, when `out` is given).
     fn read(&mut self, now_ns: Ns, lba: u64, blocks: u32, mut out: Option<&mut [u8]>) -> Ns {
-        let busy = self.ctl.read_command_ns + Self::per_4kib(blocks as u64, self.ctl.read_per_4kib_ns);
-        let start = self.core_start(now_ns, busy);
+        self.flash.advance(now_ns);
+        let busy = self.ctl.read_busy_ns(blocks as u64 * UNIT_BYTES);
+        let start = self.ctl.start_command(now_ns, busy);
         let group_units = self.map.layout().units_per_read_group;
         let mut data_ready = start + busy;
         // The read group being gathered: (group, first slot's die, units, issue time).
@@ -389,8 +303,8 @@ impl FtlSsd {
                     if let Some((_, die, units, issued)) = pending.take() {
                         data_ready = data_ready.max(self.flash_read(issued, die, units));
                     }
-                    let issued = start + self.ctl.read_command_ns + Self::per_4kib(i + 1, self.ctl.read_per_4kib_ns);
-                    pending = Some((group, self.map.die_of_slot(slot), 1, issued));
+                    let issued = start + self.ctl.read_command_ns + self.ctl.read_bytes_ns((i + 1) * UNIT_BYTES);
+                    pending = Some((group, self.map.layout().die_of_slot(slot), 1, issued));
                 }
             }
         }
@@ -399,8 +313,8 @@ impl FtlSsd {
         }
         let bytes = blocks as u64 * UNIT_BYTES;
         // Host DMA overlaps the flash reads; the last read group's transfer is the tail.
-        let tail = transfer_ns(bytes.min(group_units as u64 * UNIT_BYTES), self.ctl.pcie_bytes_per_s);
-        let (_, link_done) = self.pcie.reserve(start, transfer_ns(bytes, self.ctl.pcie_bytes_per_s));
+        let tail = self.ctl.pcie_ns(bytes.min(group_units as u64 * UNIT_BYTES));
+        let link_done = self.ctl.dma(start, bytes);
         self.stats.host_read_bytes += bytes;
         (data_ready + tail).max(link_done)
     }
@@ -414,22 +328,21 @@ impl FtlSsd {
     /// A validated write: into the buffer, mapped, full program units programmed.
     fn write(&mut self, now_ns: Ns, lba: u64, blocks: u32, payload: Option<&[u8]>) -> Result<Ns, DeviceError> {
         let bytes = blocks as u64 * UNIT_BYTES;
-        let busy = self.ctl.write_command_ns + Self::per_4kib(blocks as u64, self.ctl.write_per_4kib_ns);
-        let start = self.core_start(now_ns, busy);
+        self.flash.advance(now_ns);
+        let busy = self.ctl.write_busy_ns(bytes);
+        let start = self.ctl.start_command(now_ns, busy);
         let admitted = self.buffer.admit(start, bytes);
         if admitted > start {
             self.stats.buffer_stalls += 1;
         }
-        let (_, dma_done) = self.pcie.reserve(admitted, transfer_ns(bytes, self.ctl.pcie_bytes_per_s));
+        let dma_done = self.ctl.dma(admitted, bytes);
         let acked = dma_done.max(admitted + busy);
         let mut gc_done = 0;
         for i in 0..blocks as u64 {
             let lpn = (lba + i) as u32;
             if self.map.needs_new_program_unit(HOST) {
                 if let Some(o) = self.collector.on_host_program_unit(&mut self.map, &mut self.flash, &mut self.data, admitted, &self.gc) {
-                    if o.blocking {
-                        gc_done = gc_done.max(o.done_ns);
-                    }
+                    gc_done = gc_done.max(o.done_ns);
                     self.account_gc(&o);
                 }
             }
@@ -471,7 +384,7 @@ impl FtlSsd {
         let s = &mut self.stats;
         s.gc_runs += o.started as u64;
         s.gc_steps += o.steps;
-        s.gc_blocking += o.blocking as u64;
+        s.gc_emergency += o.emergency as u64;
         s.gc_victims += o.victims;
         s.gc_copied_bytes += o.copied_units * UNIT_BYTES;
         s.gc_padding_bytes += o.padding_units * UNIT_BYTES;
@@ -482,7 +395,7 @@ impl FtlSsd {
     }
 
     fn trim(&mut self, now_ns: Ns, lba: u64, blocks: u32) -> Ns {
-        let start = self.core_start(now_ns, self.ctl.write_command_ns);
+        let start = self.ctl.start_command(now_ns, self.ctl.write_command_ns);
         for i in 0..blocks as u64 {
             if let Some(old) = self.map.unmap((lba + i) as u32) {
                 self.stats.trimmed_units += 1;
@@ -495,7 +408,8 @@ impl FtlSsd {
     }
 
     fn flush(&mut self, now_ns: Ns) -> Ns {
-        let start = self.core_start(now_ns, self.ctl.write_command_ns);
+        self.flash.advance(now_ns);
+        let start = self.ctl.start_command(now_ns, self.ctl.write_command_ns);
         if self.map.staged_units(HOST) > 0 {
             self.program_host(start);
         }
@@ -543,7 +457,6 @@ impl Device for FtlSsd {
 
     fn stats(&self, elapsed_ns: Ns) -> DeviceStats {
         let s = &self.stats;
-        let u = self.flash.utilisation(elapsed_ns);
         let mut st = DeviceStats {
             host_read_bytes: s.host_read_bytes,
             host_write_bytes: s.host_write_bytes,
@@ -554,25 +467,20 @@ impl Device for FtlSsd {
             erases: s.erases,
             ..Default::default()
         };
-        st.utilisation.insert("channel".into(), round6(u.channel_busy_fraction));
-        st.utilisation.insert("die".into(), round6(u.die_busy_fraction));
-        if elapsed_ns > 0 {
-            let core_busy: Ns = self.cores.iter().map(|c| c.busy_ns()).sum();
-            st.utilisation.insert("controller".into(), round6(core_busy as f64 / (self.cores.len() as f64 * elapsed_ns as f64)));
-        }
-        let (free, open, closed, victim) = self.map.block_counts();
+        add_utilisation(&mut st, &self.flash, &self.ctl, elapsed_ns);
+        let (free, open, closed, victim) = self.map.superblock_counts();
         let c = &mut st.counters;
-        c.insert("total_blocks".into(), self.map.layout().total_blocks() as u64);
-        c.insert("free_blocks".into(), free as u64);
-        c.insert("open_blocks".into(), open as u64);
-        c.insert("closed_blocks".into(), closed as u64);
-        c.insert("victim_blocks".into(), victim as u64);
+        c.insert("superblocks".into(), self.map.layout().superblocks as u64);
+        c.insert("free_superblocks".into(), free as u64);
+        c.insert("open_superblocks".into(), open as u64);
+        c.insert("closed_superblocks".into(), closed as u64);
+        c.insert("victim_superblocks".into(), victim as u64);
         c.insert("gc_active".into(), self.collector.is_active() as u64);
         c.insert("mapped_bytes".into(), self.map.mapped_units() * UNIT_BYTES);
         c.insert("physical_bytes".into(), self.map.layout().physical_units() * UNIT_BYTES);
         c.insert("gc_victims".into(), s.gc_victims);
         c.insert("gc_steps".into(), s.gc_steps);
-        c.insert("gc_blocking_runs".into(), s.gc_blocking);
+        c.insert("gc_emergency_runs".into(), s.gc_emergency);
         c.insert("gc_padding_bytes".into(), s.gc_padding_bytes);
         c.insert("gc_stuck".into(), s.gc_stuck);
         c.insert("flush_padding_bytes".into(), s.flush_padding_bytes);
@@ -582,8 +490,4 @@ impl Device for FtlSsd {
         c.insert("trimmed_units".into(), s.trimmed_units);
         st.finish()
     }
-}
-
-fn round6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
 }

@@ -4,10 +4,11 @@
 use crate::device::Device;
 use crate::profile::{model_of, ProfileError, ProfileSource};
 
-pub mod ftl_ssd;
 pub mod cmr_hdd;
+pub mod ftl_ssd;
 pub mod hdd;
 pub mod hm_smr_hdd;
+pub mod ssd_common;
 pub mod zns_ssd;
 
 /// Model names known to [`build`].

@@ -20,6 +20,7 @@
 //! - **Reset** erases the zone's blocks in the background on its dies (later I/O
 //!   on those dies waits); **finish** pads and programs the open program unit.
 
+use super::ssd_common::{add_utilisation, Controller, ControllerSection, FlashSection, WriteBuffer};
 use crate::block_store::BlockStore;
 use crate::command::{Command, Completion, Payload, ZoneAction};
 use crate::device::{check_payload, Device, DeviceInfo, DeviceStats, ZonedInfo};
@@ -27,10 +28,8 @@ use crate::error::DeviceError;
 use crate::profile::{parse_as, ProfileError, ProfileSource, Validator};
 use crate::zoned::{ZoneDescriptor, ZoneLayout, ZoneSet};
 use serde::Deserialize;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-use zonelab_engine::{transfer_ns, us_to_ns, Ns, Timeline, KIB, MIB};
-use zonelab_media::flash::{CellType, FlashArray, FlashGeometry, FlashTimings};
+use zonelab_engine::{Ns, KIB, MIB};
+use zonelab_media::flash::FlashArray;
 
 /// `model = "zns-ssd"` profile.
 #[derive(Debug, Clone, Deserialize)]
@@ -53,34 +52,8 @@ pub struct ZonesSection {
     pub zone_capacity_mib: u64,
     pub max_open_zones: u32,
     pub max_active_zones: u32,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FlashSection {
-    pub channels: u32,
-    pub dies_per_channel: u32,
-    pub planes_per_die: u32,
-    pub pages_per_block: u32,
-    pub page_kib: u32,
-    pub cell_type: CellType,
-    pub read_us: f64,
-    pub program_us: f64,
-    pub erase_us: f64,
-    pub channel_mb_s: f64,
+    /// Dies a zone is striped over (a divisor of the flash's dies).
     pub zone_stripe_dies: u32,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ControllerSection {
-    pub cores: u32,
-    pub read_command_us: f64,
-    pub write_command_us: f64,
-    pub read_per_4kib_us: f64,
-    pub write_per_4kib_us: f64,
-    pub pcie_mb_s: f64,
-    pub write_buffer_mib: u64,
 }
 
 /// The device.
@@ -88,8 +61,6 @@ pub struct ZnsSsd {
     info: DeviceInfo,
     zones: ZoneSet,
     flash: FlashArray,
-    cores: Vec<Timeline>,
-    pcie: Timeline,
     ctl: Controller,
     stripe_dies: u32,
     die_groups: u32,
@@ -102,15 +73,6 @@ pub struct ZnsSsd {
     stats: Counts,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Controller {
-    read_command_ns: Ns,
-    write_command_ns: Ns,
-    read_per_4kib_ns: Ns,
-    write_per_4kib_ns: Ns,
-    pcie_bytes_per_s: u64,
-}
-
 #[derive(Debug, Default, Clone, Copy)]
 struct Counts {
     host_read_bytes: u64,
@@ -121,45 +83,6 @@ struct Counts {
     zone_resets: u64,
     zone_finishes: u64,
     buffer_stalls: u64,
-}
-
-/// Power-loss-protected write buffer: bytes held until their program completes.
-struct WriteBuffer {
-    capacity_bytes: u64,
-    held_bytes: u64,
-    releases: BinaryHeap<Reverse<(Ns, u64)>>,
-}
-
-impl WriteBuffer {
-    /// Earliest time ≥ `now` at which `bytes` fit; the space is then taken.
-    fn admit(&mut self, now_ns: Ns, bytes: u64) -> Ns {
-        let mut t = now_ns;
-        loop {
-            while let Some(&Reverse((at, b))) = self.releases.peek() {
-                if at > t {
-                    break;
-                }
-                self.releases.pop();
-                self.held_bytes -= b;
-            }
-            if self.held_bytes + bytes <= self.capacity_bytes {
-                self.held_bytes += bytes;
-                return t;
-            }
-            match self.releases.peek() {
-                Some(&Reverse((at, _))) => t = at,
-                // Larger than the whole buffer: admit once empty.
-                None => {
-                    self.held_bytes += bytes;
-                    return t;
-                }
-            }
-        }
-    }
-
-    fn release_at(&mut self, at_ns: Ns, bytes: u64) {
-        self.releases.push(Reverse((at_ns, bytes)));
-    }
 }
 
 impl ZnsSsd {
@@ -181,43 +104,15 @@ impl ZnsSsd {
             v.range("zones.max_open_zones", z.max_open_zones, 1, z.max_active_zones)?;
         }
         let f = &p.flash;
-        v.range("flash.channels", f.channels, 1, 64)?;
-        v.range("flash.dies_per_channel", f.dies_per_channel, 1, 64)?;
-        v.range("flash.planes_per_die", f.planes_per_die, 1, 16)?;
-        v.range("flash.pages_per_block", f.pages_per_block, 1, 1 << 16)?;
-        v.check("flash.page_kib", f.page_kib, f.page_kib.is_power_of_two() && (4..=64).contains(&f.page_kib), "a power of two in 4..=64")?;
-        v.range("flash.read_us", f.read_us, 0.1, 10_000.0)?;
-        v.range("flash.program_us", f.program_us, 1.0, 100_000.0)?;
-        v.range("flash.erase_us", f.erase_us, 1.0, 100_000.0)?;
-        v.range("flash.channel_mb_s", f.channel_mb_s, 1.0, 100_000.0)?;
-        let dies = f.channels * f.dies_per_channel;
-        v.check("flash.zone_stripe_dies", f.zone_stripe_dies, f.zone_stripe_dies >= 1 && dies % f.zone_stripe_dies == 0, &format!("a divisor of the {dies} dies"))?;
+        f.validate(&v)?;
+        let dies = f.dies();
+        v.check("zones.zone_stripe_dies", z.zone_stripe_dies, z.zone_stripe_dies >= 1 && dies % z.zone_stripe_dies == 0, &format!("a divisor of the {dies} dies"))?;
         let c = &p.controller;
-        v.range("controller.cores", c.cores, 1, 64)?;
-        v.range("controller.read_command_us", c.read_command_us, 0.0, 10_000.0)?;
-        v.range("controller.write_command_us", c.write_command_us, 0.0, 10_000.0)?;
-        v.range("controller.read_per_4kib_us", c.read_per_4kib_us, 0.0, 1_000.0)?;
-        v.range("controller.write_per_4kib_us", c.write_per_4kib_us, 0.0, 1_000.0)?;
-        v.range("controller.pcie_mb_s", c.pcie_mb_s, 1.0, 1_000_000.0)?;
-        v.range("controller.write_buffer_mib", c.write_buffer_mib, 1, 1 << 16)?;
+        c.validate(&v)?;
 
-        let geometry = FlashGeometry {
-            channels: f.channels,
-            dies_per_channel: f.dies_per_channel,
-            planes_per_die: f.planes_per_die,
-            blocks_per_plane: 1,
-            pages_per_block: f.pages_per_block,
-            page_bytes: f.page_kib * KIB as u32,
-            cell_type: f.cell_type,
-        };
+        let geometry = f.geometry(1);
         let unit_bytes = geometry.program_unit_bytes();
         v.check("flash.page_kib", f.page_kib, (f.page_kib as u64 * KIB) % z.block_bytes as u64 == 0, "a page that is a whole number of blocks")?;
-        let timings = FlashTimings {
-            read_ns: us_to_ns(f.read_us),
-            program_ns: us_to_ns(f.program_us),
-            erase_ns: us_to_ns(f.erase_us),
-            channel_bytes_per_s: (f.channel_mb_s * 1e6) as u64,
-        };
         let block_bytes = z.block_bytes as u64;
         let layout = ZoneLayout {
             zone_count: z.zone_count,
@@ -247,22 +142,14 @@ impl ZnsSsd {
         Ok(Self {
             info,
             zones,
-            flash: FlashArray::new(geometry, timings),
-            cores: vec![Timeline::new(); c.cores as usize],
-            pcie: Timeline::new(),
-            ctl: Controller {
-                read_command_ns: us_to_ns(c.read_command_us),
-                write_command_ns: us_to_ns(c.write_command_us),
-                read_per_4kib_ns: us_to_ns(c.read_per_4kib_us),
-                write_per_4kib_ns: us_to_ns(c.write_per_4kib_us),
-                pcie_bytes_per_s: (c.pcie_mb_s * 1e6) as u64,
-            },
-            stripe_dies: f.zone_stripe_dies,
-            die_groups: dies / f.zone_stripe_dies,
+            flash: FlashArray::new(geometry, f.timings()),
+            ctl: Controller::new(c),
+            stripe_dies: z.zone_stripe_dies,
+            die_groups: dies / z.zone_stripe_dies,
             program_unit_blocks: unit_bytes / block_bytes,
             page_blocks: (f.page_kib as u64 * KIB) / block_bytes,
             programmed_blocks: vec![0; z.zone_count as usize],
-            write_buffer: WriteBuffer { capacity_bytes: c.write_buffer_mib * MIB, held_bytes: 0, releases: BinaryHeap::new() },
+            write_buffer: WriteBuffer::new(c.write_buffer_mib * MIB),
             data: None,
             stats: Counts::default(),
         })
@@ -281,27 +168,13 @@ impl ZnsSsd {
         self.program_unit_blocks * self.stripe_dies as u64
     }
 
-    /// Picks the controller core free earliest (lowest index on ties).
-    #[inline]
-    fn core_start(&mut self, now_ns: Ns, busy_ns: Ns) -> Ns {
-        let mut best = 0;
-        for (i, c) in self.cores.iter().enumerate() {
-            if c.free_at_ns() < self.cores[best].free_at_ns() {
-                best = i;
-            }
-        }
-        self.cores[best].reserve(now_ns, busy_ns).0
-    }
-
-    fn per_4kib(&self, blocks: u32, per_4kib_ns: Ns) -> Ns {
-        (blocks as u64 * self.info.block_bytes as u64 * per_4kib_ns).div_ceil(4 * KIB)
-    }
-
     fn read(&mut self, now_ns: Ns, lba: u64, blocks: u32) -> Result<Completion, DeviceError> {
         let zone = self.zones.check_read(lba, blocks)?;
         let bb = self.info.block_bytes as u64;
-        let busy = self.ctl.read_command_ns + self.per_4kib(blocks, self.ctl.read_per_4kib_ns);
-        let start = self.core_start(now_ns, busy);
+        self.flash.advance(now_ns);
+        let bytes = blocks as u64 * bb;
+        let busy = self.ctl.read_busy_ns(bytes);
+        let start = self.ctl.start_command(now_ns, busy);
         let zone_start = self.zones.zone_start(zone);
         let flash_end = zone_start + self.programmed_blocks[zone as usize];
         let page_blocks = self.page_blocks;
@@ -313,7 +186,7 @@ impl ZnsSsd {
             let page_end = ((cur / page_blocks) + 1) * page_blocks;
             let chunk_end = page_end.min(end);
             let chunk_blocks = chunk_end - cur;
-            let issued = start + self.ctl.read_command_ns + self.per_4kib((chunk_end - lba) as u32, self.ctl.read_per_4kib_ns);
+            let issued = start + self.ctl.read_command_ns + self.ctl.read_bytes_ns((chunk_end - lba) * bb);
             if cur < flash_end {
                 let die = self.die_of_page(zone, (cur - zone_start) / page_blocks);
                 let done = self.flash.read(issued, die, chunk_blocks * bb);
@@ -324,10 +197,9 @@ impl ZnsSsd {
             }
             cur = chunk_end;
         }
-        let bytes = blocks as u64 * bb;
         // Host DMA overlaps the flash reads; the last page's transfer is the tail.
-        let tail = transfer_ns(bytes.min(page_blocks * bb), self.ctl.pcie_bytes_per_s);
-        let (_, link_done) = self.pcie.reserve(start, transfer_ns(bytes, self.ctl.pcie_bytes_per_s));
+        let tail = self.ctl.pcie_ns(bytes.min(page_blocks * bb));
+        let link_done = self.ctl.dma(start, bytes);
         self.stats.host_read_bytes += bytes;
         Ok(Completion { done_ns: (data_ready + tail).max(link_done), lba })
     }
@@ -336,13 +208,14 @@ impl ZnsSsd {
     fn write_data(&mut self, now_ns: Ns, zone: u32, lba: u64, blocks: u32) -> Ns {
         let bb = self.info.block_bytes as u64;
         let bytes = blocks as u64 * bb;
-        let busy = self.ctl.write_command_ns + self.per_4kib(blocks, self.ctl.write_per_4kib_ns);
-        let start = self.core_start(now_ns, busy);
+        self.flash.advance(now_ns);
+        let busy = self.ctl.write_busy_ns(bytes);
+        let start = self.ctl.start_command(now_ns, busy);
         let admitted = self.write_buffer.admit(start, bytes);
         if admitted > start {
             self.stats.buffer_stalls += 1;
         }
-        let (_, dma_done) = self.pcie.reserve(admitted, transfer_ns(bytes, self.ctl.pcie_bytes_per_s));
+        let dma_done = self.ctl.dma(admitted, bytes);
         let acked = dma_done.max(admitted + busy);
         self.stats.host_write_bytes += bytes;
         let zone_start = self.zones.zone_start(zone);
@@ -374,6 +247,7 @@ impl ZnsSsd {
     }
 
     fn zone_command(&mut self, now_ns: Ns, action: ZoneAction, zone_lba: u64) -> Result<Completion, DeviceError> {
+        self.flash.advance(now_ns);
         let done = now_ns + self.ctl.write_command_ns;
         match action {
             ZoneAction::Open => {
@@ -477,7 +351,6 @@ impl Device for ZnsSsd {
 
     fn stats(&self, elapsed_ns: Ns) -> DeviceStats {
         let s = &self.stats;
-        let u = self.flash.utilisation(elapsed_ns);
         let mut st = DeviceStats {
             host_read_bytes: s.host_read_bytes,
             host_write_bytes: s.host_write_bytes,
@@ -488,19 +361,10 @@ impl Device for ZnsSsd {
             zone_finishes: s.zone_finishes,
             ..Default::default()
         };
-        st.utilisation.insert("channel".into(), round6(u.channel_busy_fraction));
-        st.utilisation.insert("die".into(), round6(u.die_busy_fraction));
-        if elapsed_ns > 0 {
-            let core_busy: Ns = self.cores.iter().map(|c| c.busy_ns()).sum();
-            st.utilisation.insert("controller".into(), round6(core_busy as f64 / (self.cores.len() as f64 * elapsed_ns as f64)));
-        }
+        add_utilisation(&mut st, &self.flash, &self.ctl, elapsed_ns);
         st.counters.insert("write_buffer_stalls".into(), s.buffer_stalls);
         st.counters.insert("open_zones".into(), self.zones.open_count() as u64);
         st.counters.insert("active_zones".into(), self.zones.active_count() as u64);
         st.finish()
     }
-}
-
-fn round6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
 }

@@ -3,7 +3,7 @@
 use crate::reproduce_result::{Figure, FigureKind};
 use plotters::prelude::*;
 
-const WIDTH: u32 = 900;
+const WIDTH: u32 = 1000;
 const HEIGHT: u32 = 420;
 
 fn colour(i: usize) -> RGBColor {
@@ -59,6 +59,7 @@ fn draw_bars(root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, fig: &F
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(n * 2 + 1)
+        .x_label_style(("sans-serif", 11))
         .x_label_formatter(&|x| {
             let i = x.floor() as usize;
             if (x - x.floor() - 0.5).abs() < 0.26 && i < cats.len() {

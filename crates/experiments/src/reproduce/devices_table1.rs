@@ -76,7 +76,16 @@ impl Target for DevicesTable1 {
             claims.push(Claim::within(&format!("{}.{}", m.device, m.metric), m.description, m.paper, measured, m.unit, TOLERANCE));
         }
         progress.step(total, total, "done");
-        let figures = vec![figure(&claims, "seq_throughput", "Sequential throughput, 1 MiB, QD1", "MiB/s", |c| c.unit == "MiB/s"), figure(&claims, "rand_read_iops", "Random 4 KiB reads, QD1", "IOPS", |c| c.unit == "IOPS")];
+        let ratio = Figure {
+            id: "measured_over_paper".to_string(),
+            title: "ZoneLab / paper, HHZS Table 1 (1.0 = exact; claims hold within 0.95-1.05)".to_string(),
+            kind: FigureKind::Bar,
+            x_label: "measurement".to_string(),
+            y_label: "measured / paper".to_string(),
+            categories: claims.iter().map(|c| c.id.clone()).collect(),
+            series: vec![Series { name: "zonelab / paper".to_string(), points: claims.iter().enumerate().map(|(i, c)| (i as f64, c.measured / c.paper)).collect() }],
+        };
+        let figures = vec![figure(&claims, "seq_throughput", "Sequential throughput, 1 MiB, QD1", "MiB/s", |c| c.unit == "MiB/s"), ratio];
         Ok(ReproduceResult {
             target: self.name().to_string(),
             scale,

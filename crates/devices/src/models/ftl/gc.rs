@@ -1,46 +1,53 @@
 //! Greedy, incremental foreground garbage collection for the page-mapped FTL.
 //!
 //! - **Trigger.** GC becomes active when, at the start of a host program unit,
-//!   free blocks are at or below the low watermark; it stays active until the
-//!   free blocks reach the target and no victim is half-collected.
+//!   free superblocks are at or below the low watermark; it stays active until
+//!   the free superblocks reach the target and no victim is half-collected.
 //! - **Steps.** While active, every host program unit started runs one GC step
 //!   in the write path: the step moves the victim scan forward until it has
 //!   reclaimed `reclaim_ratio ×` the host program unit's slots (net: invalid
 //!   slots passed over), so GC work is interleaved with host writes in proportion
-//!   to them rather than done in one long burst.
-//! - **Victim.** The closed block with the fewest valid slots
-//!   ([`Mapping::pick_victim`], bucketed by valid count: no scan of all blocks).
-//! - **Copies.** Valid slots are read one read group (one multi-plane page) at a
-//!   time on the victim's die — tR, then the channel transfer of the valid bytes —
-//!   and written through the GC stream one program unit at a time, round-robin over
-//!   the dies; a program starts once the reads that filled it are done. Partial GC
-//!   program units wait in controller DRAM (served from there on reads) and are
-//!   padded and programmed by a flush.
-//! - **Erase.** When a victim's scan ends it is erased on its die (after its last
-//!   read) and returns to that die's free stack.
-//! - **Emergency.** If a host program unit starts with at most one free block, GC
-//!   runs until the target is reached and the host write waits for it.
+//!   to them rather than done in one long burst. The write that started the
+//!   program unit waits for the step ([`GcOutcome::done_ns`]).
+//! - **Victim.** The closed superblock with the fewest valid slots
+//!   ([`Mapping::pick_victim`], bucketed by valid count: no scan).
+//! - **Copies.** The victim is scanned one read group (one multi-plane page) at a
+//!   time, die by die in turn so consecutive reads go to different dies; a group
+//!   with valid slots costs a read on its die (tR, then the channel transfer of the
+//!   valid bytes). Copies are written through the GC stream one program unit at a
+//!   time; a program starts once the reads that filled it are done, on the die
+//!   that fits best (see `place_pending`). A partial GC program unit waits in
+//!   controller DRAM (reads are served from there) and is padded and programmed by
+//!   a flush.
+//! - **Erase.** When a victim's scan ends, each of its blocks is erased on its die
+//!   after that die's last read, and the superblock becomes free.
+//! - **Emergency.** The last free superblock is reserved for the GC stream: if
+//!   the host stream needs a new superblock and at most one is free, GC runs until
+//!   the target is reached, and the host write waits for all of it. (GC takes at
+//!   most one superblock per victim and frees one at its end, so it always has
+//!   room.)
 //!
 //! Every operation reserves the same channel and die timelines as host I/O, so GC
 //! delays host programs and reads, the write buffer backs up, and host writes see
 //! it as latency.
 
-use super::mapping::{Mapping, GC, NONE};
+use super::mapping::{Mapping, GC, HOST, NONE};
 use crate::block_store::BlockStore;
 use zonelab_engine::Ns;
 use zonelab_media::flash::FlashArray;
 
-/// Free blocks at or below which GC blocks the host write.
-const EMERGENCY_FREE_BLOCKS: u32 = 1;
+/// Free superblocks the host stream may not take (the GC stream's reserve).
+const EMERGENCY_FREE_SUPERBLOCKS: u32 = 1;
 
 /// What GC did during one call.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct GcOutcome {
     /// GC became active (a new run started).
     pub started: bool,
-    /// The host write must wait for `done_ns` (emergency GC).
-    pub blocking: bool,
-    /// When the last GC operation issued in this call completes.
+    /// An emergency run (the host stream needed the reserved superblock).
+    pub emergency: bool,
+    /// When the last GC operation issued in this call completes: the host write
+    /// that triggered it completes no earlier.
     pub done_ns: Ns,
     pub steps: u64,
     pub victims: u64,
@@ -50,7 +57,7 @@ pub(crate) struct GcOutcome {
     pub padding_units: u64,
     pub erases: u64,
     /// No slot was left for a copy (unreachable with a validated profile, whose
-    /// spare blocks cover the open blocks and the watermarks).
+    /// spare superblocks cover the open ones, the victim and the watermarks).
     pub stuck: bool,
 }
 
@@ -59,10 +66,10 @@ pub(crate) struct GcOutcome {
 pub(crate) struct GcParams {
     pub unit_bytes: u64,
     pub program_unit_bytes: u64,
-    /// GC becomes active at or below this many free blocks.
-    pub low_free_blocks: u32,
-    /// GC stays active until this many blocks are free.
-    pub target_free_blocks: u32,
+    /// GC becomes active at or below this many free superblocks.
+    pub low_free_superblocks: u32,
+    /// GC stays active until this many superblocks are free.
+    pub target_free_superblocks: u32,
     /// Net slots one step reclaims (reclaim ratio × slots per program unit).
     pub step_reclaim_units: u64,
     /// Program units go to the least busy die with room (else round-robin).
@@ -73,19 +80,31 @@ pub(crate) struct GcParams {
 #[derive(Debug, Clone)]
 pub(crate) struct Collector {
     active: bool,
-    /// Block being collected, or `NONE`.
+    /// Superblock being collected, or `NONE`.
     victim: u32,
-    /// Next slot of the victim to scan.
-    next_slot: u32,
-    /// When the victim's last read issued so far completes.
-    victim_read_done_ns: Ns,
+    /// Read groups of the victim scanned so far (die-interleaved order).
+    scanned_groups: u32,
+    /// Per die: when the victim's last read issued there completes.
+    victim_read_done_ns: Vec<Ns>,
     /// When the data in the GC stream's staged program unit has all been read.
     staged_ready_ns: Ns,
+    /// Valid slots read but not yet placed (at most a program unit plus a read
+    /// group; allocated once), and when their reads complete.
+    pending: Vec<u32>,
+    pending_ready_ns: Ns,
 }
 
 impl Collector {
-    pub fn new() -> Self {
-        Self { active: false, victim: NONE, next_slot: 0, victim_read_done_ns: 0, staged_ready_ns: 0 }
+    pub fn new(dies: u32, units_per_program_unit: u32, units_per_read_group: u32) -> Self {
+        Self {
+            active: false,
+            victim: NONE,
+            scanned_groups: 0,
+            victim_read_done_ns: vec![0; dies as usize],
+            staged_ready_ns: 0,
+            pending: Vec::with_capacity((units_per_program_unit + units_per_read_group) as usize),
+            pending_ready_ns: 0,
+        }
     }
 
     pub fn is_active(&self) -> bool {
@@ -112,24 +131,26 @@ impl Collector {
         ready_ns: Ns,
         p: &GcParams,
     ) -> Option<GcOutcome> {
-        let started = !self.active && map.free_blocks() <= p.low_free_blocks;
+        let free = map.free_superblocks();
+        let emergency = map.needs_superblock(HOST) && free <= EMERGENCY_FREE_SUPERBLOCKS;
+        let started = !self.active && (free <= p.low_free_superblocks || emergency);
         self.active |= started;
         if !self.active {
             return None;
         }
         let mut out = GcOutcome { started, done_ns: ready_ns, ..Default::default() };
-        if map.free_blocks() <= EMERGENCY_FREE_BLOCKS {
-            out.blocking = true;
-            let whole_block = map.layout().units_per_block as u64;
-            while map.free_blocks() < p.target_free_blocks || self.victim != NONE {
-                if !self.step(map, flash, data, ready_ns, whole_block, p, &mut out) {
+        if emergency {
+            out.emergency = true;
+            let whole_superblock = map.layout().units_per_superblock() as u64;
+            while map.free_superblocks() < p.target_free_superblocks || self.victim != NONE {
+                if !self.step(map, flash, data, ready_ns, whole_superblock, p, &mut out) {
                     break;
                 }
             }
         } else {
             self.step(map, flash, data, ready_ns, p.step_reclaim_units, p, &mut out);
         }
-        if self.victim == NONE && map.free_blocks() >= p.target_free_blocks {
+        if self.victim == NONE && map.free_superblocks() >= p.target_free_superblocks {
             self.active = false;
         }
         Some(out)
@@ -151,63 +172,107 @@ impl Collector {
         out.steps += 1;
         let layout = *map.layout();
         let group = layout.units_per_read_group;
+        let groups_per_block = layout.units_per_block / group;
         let mut credit = reclaim_units as i64;
         let mut progressed = false;
         while credit > 0 {
             if self.victim == NONE {
-                if map.free_blocks() >= p.target_free_blocks {
+                if map.free_superblocks() >= p.target_free_superblocks {
                     break;
                 }
                 let Some(v) = map.pick_victim() else { break };
                 self.victim = v;
-                self.next_slot = v * layout.units_per_block;
-                self.victim_read_done_ns = ready_ns;
+                self.scanned_groups = 0;
+                self.victim_read_done_ns.fill(ready_ns);
             }
             let victim = self.victim;
-            let die = map.die_of_block(victim);
-            let g = self.next_slot;
+            let die = self.scanned_groups % layout.dies;
+            let g = layout.block_first_slot(victim, die) + (self.scanned_groups / layout.dies) * group;
             let valid = (g..g + group).filter(|&s| map.owner(s) != NONE).count() as u64;
             if valid > 0 {
                 let read_done = flash.read(ready_ns, die, valid * p.unit_bytes);
-                self.victim_read_done_ns = self.victim_read_done_ns.max(read_done);
-                self.staged_ready_ns = self.staged_ready_ns.max(read_done);
+                self.victim_read_done_ns[die as usize] = read_done;
+                self.pending_ready_ns = self.pending_ready_ns.max(read_done);
+                out.done_ns = out.done_ns.max(read_done);
                 out.read_bytes += valid * p.unit_bytes;
-                for slot in g..g + group {
-                    if map.owner(slot) == NONE {
-                        continue;
-                    }
-                    let Some(to) = map.next_slot(GC, |d| if p.least_busy { flash.die_free_at_ns(d) } else { 0 }) else {
-                        // Put the victim back; its scan restarts later.
-                        out.stuck = true;
-                        map.return_victim(victim);
-                        self.victim = NONE;
-                        return progressed;
-                    };
-                    map.relocate(slot, to);
-                    if let Some(store) = data.as_mut() {
-                        if let Some(bytes) = store.take(slot as u64) {
-                            store.put(to as u64, bytes);
-                        }
-                    }
-                    out.copied_units += 1;
-                    if map.staged_full(GC) {
-                        self.program_staged(map, flash, p, out);
-                    }
+                self.pending.extend((g..g + group).filter(|&s| map.owner(s) != NONE));
+                let room = layout.units_per_program_unit - map.staged_units(GC);
+                if self.pending.len() as u32 >= room && !self.place_pending(map, flash, data, p, out) {
+                    return progressed;
                 }
             }
             progressed = true;
             credit -= (group as u64 - valid) as i64;
-            self.next_slot += group;
-            if self.next_slot == (victim + 1) * layout.units_per_block {
-                let erased = flash.erase(self.victim_read_done_ns, die);
-                out.erases += 1;
+            self.scanned_groups += 1;
+            if self.scanned_groups == groups_per_block * layout.dies {
+                if !self.place_pending(map, flash, data, p, out) {
+                    return progressed;
+                }
+                for d in 0..layout.dies {
+                    let erased = flash.erase(self.victim_read_done_ns[d as usize], d);
+                    out.done_ns = out.done_ns.max(erased);
+                }
+                out.erases += layout.dies as u64;
                 out.victims += 1;
-                out.done_ns = out.done_ns.max(erased);
                 map.release_victim(victim);
                 self.victim = NONE;
             }
         }
+        self.place_pending(map, flash, data, p, out);
         progressed
+    }
+
+    /// Relocates the pending slots into the GC stream, programming each program
+    /// unit that fills. A new program unit goes to the die that fits best: with
+    /// least-busy allocation, the die whose timeline frees soonest at or after the
+    /// data is ready (no idle gap the timelines could not backfill), else the one
+    /// freeing latest before it. Returns false if no slot was left (the victim is
+    /// put back).
+    fn place_pending(
+        &mut self,
+        map: &mut Mapping,
+        flash: &mut FlashArray,
+        data: &mut Option<BlockStore>,
+        p: &GcParams,
+        out: &mut GcOutcome,
+    ) -> bool {
+        let mut pending = std::mem::take(&mut self.pending);
+        let mut ok = true;
+        for &slot in &pending {
+            debug_assert_ne!(map.owner(slot), NONE);
+            self.staged_ready_ns = self.staged_ready_ns.max(self.pending_ready_ns);
+            let ready = self.staged_ready_ns;
+            let fit = |d: u32| {
+                let free_at = flash.die_free_at_ns(d);
+                match (p.least_busy, free_at >= ready) {
+                    (false, _) => 0,
+                    (true, true) => free_at - ready,
+                    (true, false) => (1 << 62) + (ready - free_at),
+                }
+            };
+            let Some(to) = map.next_slot(GC, fit) else {
+                // Put the victim back; its scan restarts later.
+                out.stuck = true;
+                map.return_victim(self.victim);
+                self.victim = NONE;
+                ok = false;
+                break;
+            };
+            map.relocate(slot, to);
+            if let Some(store) = data.as_mut() {
+                if let Some(bytes) = store.take(slot as u64) {
+                    store.put(to as u64, bytes);
+                }
+            }
+            out.copied_units += 1;
+            if map.staged_full(GC) {
+                self.program_staged(map, flash, p, out);
+            }
+        }
+        pending.clear();
+        self.pending = pending;
+        self.pending_ready_ns = 0;
+        ok
     }
 
     /// Programs the GC stream's staged program unit (padded if partial).

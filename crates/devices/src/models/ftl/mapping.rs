@@ -1,28 +1,31 @@
 //! Page-mapped FTL bookkeeping, without timing: where every 4 KiB logical unit
-//! lives, which physical slots are valid, which blocks are free, open or closed,
-//! and which closed block GC should take next.
+//! lives, which physical slots are valid, which superblocks are free, open or
+//! closed, and which closed superblock GC should take next.
 //!
-//! Physical layout. A *block* here is one erase unit of one die: the same block
-//! index on every plane of the die (multi-plane erase), `units_per_block` 4 KiB
-//! slots. Block `b` sits on die `b / blocks_per_die`. A block is written one
-//! *program unit* (page × bits per cell × planes) at a time, in order. Inside a
-//! program unit, slots fill one multi-plane page (one page on each plane) after
-//! another, so a *read group* (slots that one tR senses) is `page/4 KiB × planes`
-//! consecutive slots.
+//! Physical layout. A *block* is one erase unit of one die: the same block index
+//! on every plane of the die (multi-plane erase), `units_per_block` 4 KiB slots.
+//! A *superblock* is block `i` of every die; it is the unit of allocation, GC and
+//! erase (as in FEMU's lines and most SSD firmware), so GC reads and erases spread
+//! over all dies. Block `b` is block `b / dies` of die `b % dies`; slot `s` is in
+//! block `s / units_per_block`. A block is written one *program unit* (page × bits
+//! per cell × planes) at a time, in order. Inside a program unit, slots fill one
+//! multi-plane page (one page on each plane) after another, so a *read group*
+//! (the slots one tR senses) is `page/4 KiB × planes` consecutive slots.
 //!
 //! Dense arrays only: L2P (`u32` per logical unit), P2L (`u32` per physical slot),
-//! per-block valid counts, states and write pointers, per-die free-block stacks,
-//! and intrusive lists of closed blocks bucketed by valid count so the greedy
-//! victim (fewest valid slots) is found without scanning all blocks.
+//! per-superblock valid counts and states, per-block write pointers, a stack of
+//! free superblocks, and intrusive lists of closed superblocks bucketed by valid
+//! count, so the greedy victim (fewest valid slots) is found without a scan.
 //!
 //! Two *streams* place data: host writes and GC copies (hot/cold separation). Each
-//! stream has at most one open block per die and stages one program unit at a
-//! time. A new program unit goes to the die with the smallest caller-given key
-//! among the dies with room (an open block with space or a free block), ties going
-//! round-robin from the die after the last one used: a constant key gives plain
-//! round-robin, the dies' next-free times give least-busy dynamic allocation.
+//! stream has one open superblock (so one open block per die) and stages one
+//! program unit at a time. A new program unit goes to the die with the smallest
+//! caller-given key among the dies whose block in the open superblock has room,
+//! ties going round-robin from the die after the last one used: a constant key
+//! gives plain round-robin, the dies' next-free times give least-busy dynamic
+//! allocation. A superblock closes when all its blocks are full.
 
-/// An unmapped L2P entry or an invalid P2L entry.
+/// An unmapped L2P entry, an invalid P2L entry, or "no superblock".
 pub(crate) const NONE: u32 = u32::MAX;
 
 /// Stream indices.
@@ -30,10 +33,10 @@ pub(crate) const HOST: usize = 0;
 pub(crate) const GC: usize = 1;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BlockState {
-    /// Erased, on its die's free stack.
+pub(crate) enum SbState {
+    /// Erased, on the free stack.
     Free,
-    /// A stream's open block: being written.
+    /// A stream's open superblock: being written.
     Open,
     /// Fully written; in a valid-count bucket, a GC candidate.
     Closed,
@@ -45,7 +48,8 @@ pub(crate) enum BlockState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Layout {
     pub dies: u32,
-    pub blocks_per_die: u32,
+    /// Blocks per die = superblocks.
+    pub superblocks: u32,
     pub units_per_block: u32,
     pub units_per_program_unit: u32,
     pub units_per_read_group: u32,
@@ -53,28 +57,44 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    pub fn total_blocks(&self) -> u32 {
-        self.dies * self.blocks_per_die
+    pub fn units_per_superblock(&self) -> u32 {
+        self.units_per_block * self.dies
     }
 
     pub fn physical_units(&self) -> u64 {
-        self.total_blocks() as u64 * self.units_per_block as u64
+        self.superblocks as u64 * self.units_per_superblock() as u64
     }
 
     pub fn program_units_per_block(&self) -> u32 {
         self.units_per_block / self.units_per_program_unit
+    }
+
+    /// First slot of die `die`'s block in superblock `sb`.
+    #[inline]
+    pub fn block_first_slot(&self, sb: u32, die: u32) -> u32 {
+        (sb * self.dies + die) * self.units_per_block
+    }
+
+    #[inline]
+    pub fn superblock_of_slot(&self, slot: u32) -> u32 {
+        slot / self.units_per_superblock()
+    }
+
+    #[inline]
+    pub fn die_of_slot(&self, slot: u32) -> u32 {
+        (slot / self.units_per_block) % self.dies
     }
 }
 
 /// A stream's placement state.
 #[derive(Debug, Clone)]
 struct Stream {
-    /// Per die: this stream's open block, or `NONE`.
-    open: Vec<u32>,
-    /// Die the next program unit goes to (round-robin start).
+    /// The open superblock, or `NONE`.
+    open: u32,
+    /// Die after the last one used (round-robin start for ties).
     next_die: u32,
-    /// Block and first slot of the program unit being filled (`NONE` if none).
-    staging_block: u32,
+    /// First slot of the program unit being filled (valid when `staging`).
+    staging: bool,
     staging_first: u32,
     staging_filled: u32,
 }
@@ -87,7 +107,7 @@ pub(crate) struct StagedUnit {
     pub filled_units: u32,
 }
 
-/// Closed blocks in doubly linked lists, one per valid count.
+/// Closed superblocks in doubly linked lists, one per valid count.
 #[derive(Debug, Clone)]
 struct Buckets {
     head: Vec<u32>,
@@ -98,30 +118,30 @@ struct Buckets {
 }
 
 impl Buckets {
-    fn new(blocks: u32, units_per_block: u32) -> Self {
+    fn new(superblocks: u32, max_valid: u32) -> Self {
         Self {
-            head: vec![NONE; units_per_block as usize + 1],
-            next: vec![NONE; blocks as usize],
-            prev: vec![NONE; blocks as usize],
-            min_hint: units_per_block + 1,
+            head: vec![NONE; max_valid as usize + 1],
+            next: vec![NONE; superblocks as usize],
+            prev: vec![NONE; superblocks as usize],
+            min_hint: max_valid + 1,
         }
     }
 
     #[inline]
-    fn insert(&mut self, block: u32, valid: u32) {
+    fn insert(&mut self, sb: u32, valid: u32) {
         let h = self.head[valid as usize];
-        self.next[block as usize] = h;
-        self.prev[block as usize] = NONE;
+        self.next[sb as usize] = h;
+        self.prev[sb as usize] = NONE;
         if h != NONE {
-            self.prev[h as usize] = block;
+            self.prev[h as usize] = sb;
         }
-        self.head[valid as usize] = block;
+        self.head[valid as usize] = sb;
         self.min_hint = self.min_hint.min(valid);
     }
 
     #[inline]
-    fn remove(&mut self, block: u32, valid: u32) {
-        let (p, n) = (self.prev[block as usize], self.next[block as usize]);
+    fn remove(&mut self, sb: u32, valid: u32) {
+        let (p, n) = (self.prev[sb as usize], self.next[sb as usize]);
         if p != NONE {
             self.next[p as usize] = n;
         } else {
@@ -130,13 +150,11 @@ impl Buckets {
         if n != NONE {
             self.prev[n as usize] = p;
         }
-        self.next[block as usize] = NONE;
-        self.prev[block as usize] = NONE;
     }
 
-    /// Removes and returns a block with the fewest valid slots, if that is below
-    /// `below` (a fully valid block frees nothing).
-    fn pop_min(&mut self, below: u32) -> Option<(u32, u32)> {
+    /// Removes and returns a superblock with the fewest valid slots, if that is
+    /// below `below` (a fully valid superblock frees nothing).
+    fn pop_min(&mut self, below: u32) -> Option<u32> {
         while (self.min_hint as usize) < self.head.len() && self.head[self.min_hint as usize] == NONE {
             self.min_hint += 1;
         }
@@ -144,9 +162,9 @@ impl Buckets {
         if v >= below || v as usize >= self.head.len() {
             return None;
         }
-        let b = self.head[v as usize];
-        self.remove(b, v);
-        Some((b, v))
+        let sb = self.head[v as usize];
+        self.remove(sb, v);
+        Some(sb)
     }
 }
 
@@ -156,13 +174,15 @@ pub(crate) struct Mapping {
     layout: Layout,
     l2p: Vec<u32>,
     p2l: Vec<u32>,
+    /// Per superblock: valid slots.
     valid: Vec<u32>,
-    state: Vec<BlockState>,
+    state: Vec<SbState>,
+    /// Per superblock: program units assigned so far (all its blocks).
+    assigned_pus: Vec<u32>,
     /// Per block: program units assigned so far.
     write_pu: Vec<u32>,
-    /// Per die: erased blocks (a stack; lowest index on top initially).
-    free: Vec<Vec<u32>>,
-    free_count: u32,
+    /// Erased superblocks (a stack; lowest index on top initially).
+    free: Vec<u32>,
     mapped_units: u64,
     buckets: Buckets,
     streams: [Stream; 2],
@@ -170,30 +190,18 @@ pub(crate) struct Mapping {
 
 impl Mapping {
     pub fn new(layout: Layout) -> Self {
-        let blocks = layout.total_blocks();
-        let free = (0..layout.dies)
-            .map(|d| {
-                let first = d * layout.blocks_per_die;
-                (first..first + layout.blocks_per_die).rev().collect::<Vec<u32>>()
-            })
-            .collect();
-        let stream = Stream {
-            open: vec![NONE; layout.dies as usize],
-            next_die: 0,
-            staging_block: NONE,
-            staging_first: 0,
-            staging_filled: 0,
-        };
+        let sbs = layout.superblocks;
+        let stream = Stream { open: NONE, next_die: 0, staging: false, staging_first: 0, staging_filled: 0 };
         Self {
             l2p: vec![NONE; layout.logical_units as usize],
             p2l: vec![NONE; layout.physical_units() as usize],
-            valid: vec![0; blocks as usize],
-            state: vec![BlockState::Free; blocks as usize],
-            write_pu: vec![0; blocks as usize],
-            free,
-            free_count: blocks,
+            valid: vec![0; sbs as usize],
+            state: vec![SbState::Free; sbs as usize],
+            assigned_pus: vec![0; sbs as usize],
+            write_pu: vec![0; (sbs * layout.dies) as usize],
+            free: (0..sbs).rev().collect(),
             mapped_units: 0,
-            buckets: Buckets::new(blocks, layout.units_per_block),
+            buckets: Buckets::new(sbs, layout.units_per_superblock()),
             streams: [stream.clone(), stream],
             layout,
         }
@@ -205,23 +213,13 @@ impl Mapping {
     }
 
     #[inline]
-    pub fn free_blocks(&self) -> u32 {
-        self.free_count
+    pub fn free_superblocks(&self) -> u32 {
+        self.free.len() as u32
     }
 
     #[inline]
     pub fn mapped_units(&self) -> u64 {
         self.mapped_units
-    }
-
-    #[inline]
-    pub fn die_of_block(&self, block: u32) -> u32 {
-        block / self.layout.blocks_per_die
-    }
-
-    #[inline]
-    pub fn die_of_slot(&self, slot: u32) -> u32 {
-        self.die_of_block(slot / self.layout.units_per_block)
     }
 
     /// Physical slot of logical unit `lpn`, or `NONE`.
@@ -240,20 +238,18 @@ impl Mapping {
     /// the controller's DRAM).
     #[inline]
     pub fn is_staged(&self, slot: u32) -> bool {
-        self.streams.iter().any(|s| {
-            s.staging_block != NONE && slot >= s.staging_first && slot < s.staging_first + s.staging_filled
-        })
+        self.streams.iter().any(|s| s.staging && slot >= s.staging_first && slot < s.staging_first + s.staging_filled)
     }
 
-    /// Counts per block state: (free, open, closed, victim).
-    pub fn block_counts(&self) -> (u32, u32, u32, u32) {
+    /// Superblocks per state: (free, open, closed, victim).
+    pub fn superblock_counts(&self) -> (u32, u32, u32, u32) {
         let mut c = (0, 0, 0, 0);
         for s in &self.state {
             match s {
-                BlockState::Free => c.0 += 1,
-                BlockState::Open => c.1 += 1,
-                BlockState::Closed => c.2 += 1,
-                BlockState::Victim => c.3 += 1,
+                SbState::Free => c.0 += 1,
+                SbState::Open => c.1 += 1,
+                SbState::Closed => c.2 += 1,
+                SbState::Victim => c.3 += 1,
             }
         }
         c
@@ -262,7 +258,14 @@ impl Mapping {
     /// Whether `stream`'s next slot starts a new program unit.
     #[inline]
     pub fn needs_new_program_unit(&self, stream: usize) -> bool {
-        self.streams[stream].staging_block == NONE
+        !self.streams[stream].staging
+    }
+
+    /// Whether `stream`'s next program unit needs a fresh superblock.
+    #[inline]
+    pub fn needs_superblock(&self, stream: usize) -> bool {
+        let s = &self.streams[stream];
+        !s.staging && s.open == NONE
     }
 
     /// Unmaps `lpn`; returns the slot it occupied, if any.
@@ -275,19 +278,19 @@ impl Mapping {
         self.l2p[lpn as usize] = NONE;
         self.p2l[slot as usize] = NONE;
         self.mapped_units -= 1;
-        self.drop_valid(slot / self.layout.units_per_block);
+        self.drop_valid(self.layout.superblock_of_slot(slot));
         Some(slot)
     }
 
     #[inline]
-    fn drop_valid(&mut self, block: u32) {
-        let v = self.valid[block as usize];
-        debug_assert!(v > 0, "block {block} has no valid slot to drop");
-        if self.state[block as usize] == BlockState::Closed {
-            self.buckets.remove(block, v);
-            self.buckets.insert(block, v - 1);
+    fn drop_valid(&mut self, sb: u32) {
+        let v = self.valid[sb as usize];
+        debug_assert!(v > 0, "superblock {sb} has no valid slot to drop");
+        if self.state[sb as usize] == SbState::Closed {
+            self.buckets.remove(sb, v);
+            self.buckets.insert(sb, v - 1);
         }
-        self.valid[block as usize] = v - 1;
+        self.valid[sb as usize] = v - 1;
     }
 
     /// Maps `lpn` (currently unmapped) to `slot` (fresh from [`next_slot`](Self::next_slot)).
@@ -295,41 +298,40 @@ impl Mapping {
     pub fn map(&mut self, lpn: u32, slot: u32) {
         debug_assert_eq!(self.l2p[lpn as usize], NONE);
         debug_assert_eq!(self.p2l[slot as usize], NONE);
-        let block = slot / self.layout.units_per_block;
-        debug_assert_eq!(self.state[block as usize], BlockState::Open);
+        let sb = self.layout.superblock_of_slot(slot);
+        debug_assert_eq!(self.state[sb as usize], SbState::Open);
         self.l2p[lpn as usize] = slot;
         self.p2l[slot as usize] = lpn;
-        self.valid[block as usize] += 1;
+        self.valid[sb as usize] += 1;
         self.mapped_units += 1;
     }
 
     /// Moves the unit in `from` (a victim's valid slot) to `to` (fresh from
     /// [`next_slot`](Self::next_slot)); returns its lpn. `L2P[lpn] == from` holds
     /// by the mapping's invariant, so the (cache-missing) L2P entry is only
-    /// stored to, never loaded: GC's hot loop.
+    /// stored to, never loaded: this is GC's hot loop.
     #[inline]
     pub fn relocate(&mut self, from: u32, to: u32) -> u32 {
         let lpn = self.p2l[from as usize];
         debug_assert_ne!(lpn, NONE);
         debug_assert_eq!(self.l2p[lpn as usize], from);
         debug_assert_eq!(self.p2l[to as usize], NONE);
-        let upb = self.layout.units_per_block;
         self.p2l[from as usize] = NONE;
-        self.drop_valid(from / upb);
+        self.drop_valid(self.layout.superblock_of_slot(from));
         self.p2l[to as usize] = lpn;
         self.l2p[lpn as usize] = to;
-        let to_block = to / upb;
-        debug_assert_eq!(self.state[to_block as usize], BlockState::Open);
-        self.valid[to_block as usize] += 1;
+        let to_sb = self.layout.superblock_of_slot(to);
+        debug_assert_eq!(self.state[to_sb as usize], SbState::Open);
+        self.valid[to_sb as usize] += 1;
         lpn
     }
 
     /// The next free slot of `stream`, opening a program unit (and, if needed, a
-    /// block) on the die with the smallest `die_key` (see the module docs). `None`
-    /// when no die has room.
+    /// superblock) on the die with the smallest `die_key` (see the module docs).
+    /// `None` when no superblock is free.
     #[inline]
     pub fn next_slot(&mut self, stream: usize, die_key: impl Fn(u32) -> u64) -> Option<u32> {
-        if self.streams[stream].staging_block == NONE && !self.open_program_unit(stream, die_key) {
+        if !self.streams[stream].staging && !self.open_program_unit(stream, die_key) {
             return None;
         }
         let s = &mut self.streams[stream];
@@ -339,39 +341,43 @@ impl Mapping {
     }
 
     fn open_program_unit(&mut self, stream: usize, die_key: impl Fn(u32) -> u64) -> bool {
-        let dies = self.layout.dies;
+        let l = self.layout;
+        let mut sb = self.streams[stream].open;
+        if sb == NONE {
+            let Some(fresh) = self.free.pop() else { return false };
+            debug_assert_eq!(self.state[fresh as usize], SbState::Free);
+            self.state[fresh as usize] = SbState::Open;
+            self.valid[fresh as usize] = 0;
+            self.assigned_pus[fresh as usize] = 0;
+            let first_block = (fresh * l.dies) as usize;
+            self.write_pu[first_block..first_block + l.dies as usize].fill(0);
+            self.streams[stream].open = fresh;
+            sb = fresh;
+        }
+        let first_block = sb * l.dies;
         let start = self.streams[stream].next_die;
         let mut best: Option<(u64, u32)> = None;
-        for i in 0..dies {
-            let die = if start + i >= dies { start + i - dies } else { start + i };
-            if self.streams[stream].open[die as usize] == NONE && self.free[die as usize].is_empty() {
+        for i in 0..l.dies {
+            let die = if start + i >= l.dies { start + i - l.dies } else { start + i };
+            if self.write_pu[(first_block + die) as usize] == l.program_units_per_block() {
                 continue;
             }
             let key = die_key(die);
-            if best.map_or(true, |(k, _)| key < k) {
+            if best.is_none() || matches!(best, Some((k, _)) if key < k) {
                 best = Some((key, die));
             }
         }
+        // An open superblock always has room: it closes when its last unit is taken.
         let Some((_, die)) = best else { return false };
-        let mut block = self.streams[stream].open[die as usize];
-        if block == NONE {
-            let Some(b) = self.free[die as usize].pop() else { return false };
-            debug_assert_eq!(self.state[b as usize], BlockState::Free);
-            self.free_count -= 1;
-            self.state[b as usize] = BlockState::Open;
-            self.write_pu[b as usize] = 0;
-            self.valid[b as usize] = 0;
-            self.streams[stream].open[die as usize] = b;
-            block = b;
-        }
+        let block = first_block + die;
         let pu = self.write_pu[block as usize];
-        debug_assert!(pu < self.layout.program_units_per_block());
         self.write_pu[block as usize] = pu + 1;
+        self.assigned_pus[sb as usize] += 1;
         let s = &mut self.streams[stream];
-        s.staging_block = block;
-        s.staging_first = block * self.layout.units_per_block + pu * self.layout.units_per_program_unit;
+        s.staging = true;
+        s.staging_first = block * l.units_per_block + pu * l.units_per_program_unit;
         s.staging_filled = 0;
-        s.next_die = if die + 1 == dies { 0 } else { die + 1 };
+        s.next_die = if die + 1 == l.dies { 0 } else { die + 1 };
         true
     }
 
@@ -385,57 +391,54 @@ impl Mapping {
     #[inline]
     pub fn staged_units(&self, stream: usize) -> u32 {
         let s = &self.streams[stream];
-        if s.staging_block == NONE {
-            0
-        } else {
+        if s.staging {
             s.staging_filled
+        } else {
+            0
         }
     }
 
     /// Hands `stream`'s staged program unit (full, or to be padded) to the flash;
-    /// seals its block when that was the block's last program unit.
+    /// closes its superblock when that was the superblock's last program unit.
     pub fn take_staged(&mut self, stream: usize) -> Option<StagedUnit> {
+        let l = self.layout;
         let s = &mut self.streams[stream];
-        let block = s.staging_block;
-        if block == NONE {
+        if !s.staging {
             return None;
         }
-        let filled = s.staging_filled;
-        s.staging_block = NONE;
+        let unit = StagedUnit { die: l.die_of_slot(s.staging_first), filled_units: s.staging_filled };
+        s.staging = false;
         s.staging_filled = 0;
-        let die = self.die_of_block(block);
-        if self.write_pu[block as usize] == self.layout.program_units_per_block() {
-            self.streams[stream].open[die as usize] = NONE;
-            self.state[block as usize] = BlockState::Closed;
-            self.buckets.insert(block, self.valid[block as usize]);
+        let sb = s.open;
+        if self.assigned_pus[sb as usize] == l.program_units_per_block() * l.dies {
+            self.streams[stream].open = NONE;
+            self.state[sb as usize] = SbState::Closed;
+            self.buckets.insert(sb, self.valid[sb as usize]);
         }
-        Some(StagedUnit { die, filled_units: filled })
+        Some(unit)
     }
 
-    /// Greedy victim: the closed block with the fewest valid slots, if it frees
-    /// anything. The block becomes a [`BlockState::Victim`].
+    /// Greedy victim: the closed superblock with the fewest valid slots, if it
+    /// frees anything. It becomes a [`SbState::Victim`].
     pub fn pick_victim(&mut self) -> Option<u32> {
-        let (block, _) = self.buckets.pop_min(self.layout.units_per_block)?;
-        self.state[block as usize] = BlockState::Victim;
-        Some(block)
+        let sb = self.buckets.pop_min(self.layout.units_per_superblock())?;
+        self.state[sb as usize] = SbState::Victim;
+        Some(sb)
     }
 
-    /// Puts a victim GC could not finish back among the closed blocks.
-    pub fn return_victim(&mut self, block: u32) {
-        debug_assert_eq!(self.state[block as usize], BlockState::Victim);
-        self.state[block as usize] = BlockState::Closed;
-        self.buckets.insert(block, self.valid[block as usize]);
+    /// Puts a victim GC could not finish back among the closed superblocks.
+    pub fn return_victim(&mut self, sb: u32) {
+        debug_assert_eq!(self.state[sb as usize], SbState::Victim);
+        self.state[sb as usize] = SbState::Closed;
+        self.buckets.insert(sb, self.valid[sb as usize]);
     }
 
-    /// Returns an emptied victim to its die's free stack (after its erase).
-    pub fn release_victim(&mut self, block: u32) {
-        debug_assert_eq!(self.state[block as usize], BlockState::Victim);
-        debug_assert_eq!(self.valid[block as usize], 0);
-        self.state[block as usize] = BlockState::Free;
-        self.write_pu[block as usize] = 0;
-        let die = self.die_of_block(block);
-        self.free[die as usize].push(block);
-        self.free_count += 1;
+    /// Returns an emptied victim to the free stack (after its erase).
+    pub fn release_victim(&mut self, sb: u32) {
+        debug_assert_eq!(self.state[sb as usize], SbState::Victim);
+        debug_assert_eq!(self.valid[sb as usize], 0);
+        self.state[sb as usize] = SbState::Free;
+        self.free.push(sb);
     }
 
     /// Checks every invariant of the mapping; the first violation is returned.
@@ -458,7 +461,7 @@ impl Mapping {
         if mapped != self.mapped_units {
             return Err(format!("{mapped} mapped units but the counter says {}", self.mapped_units));
         }
-        let mut counted = vec![0u32; l.total_blocks() as usize];
+        let mut counted = vec![0u32; l.superblocks as usize];
         for (slot, &lpn) in self.p2l.iter().enumerate() {
             if lpn == NONE {
                 continue;
@@ -466,59 +469,58 @@ impl Mapping {
             if self.l2p[lpn as usize] != slot as u32 {
                 return Err(format!("P2L[{slot}] = {lpn} but L2P[{lpn}] = {}", self.l2p[lpn as usize]));
             }
-            counted[slot / l.units_per_block as usize] += 1;
+            let block = slot as u32 / l.units_per_block;
+            if slot as u32 % l.units_per_block >= self.write_pu[block as usize] * l.units_per_program_unit {
+                return Err(format!("slot {slot} is valid beyond its block's write pointer"));
+            }
+            counted[l.superblock_of_slot(slot as u32) as usize] += 1;
         }
-        for b in 0..l.total_blocks() as usize {
-            if counted[b] != self.valid[b] {
-                return Err(format!("block {b}: valid count {} but {} P2L entries point into it", self.valid[b], counted[b]));
+        #[allow(clippy::needless_range_loop)]
+        for sb in 0..l.superblocks as usize {
+            if counted[sb] != self.valid[sb] {
+                return Err(format!("superblock {sb}: valid count {} but {} P2L entries point into it", self.valid[sb], counted[sb]));
             }
-            let state = self.state[b];
-            if state == BlockState::Free && self.valid[b] != 0 {
-                return Err(format!("free block {b} has {} valid slots", self.valid[b]));
+            if self.state[sb] == SbState::Free && self.valid[sb] != 0 {
+                return Err(format!("free superblock {sb} has {} valid slots", self.valid[sb]));
             }
-            let written = self.write_pu[b] * l.units_per_program_unit;
-            if counted[b] > written {
-                return Err(format!("block {b}: {} valid slots beyond its write pointer {written}", counted[b]));
+            let pus: u32 = self.write_pu[sb * l.dies as usize..(sb + 1) * l.dies as usize].iter().sum();
+            if self.state[sb] != SbState::Free && pus != self.assigned_pus[sb] {
+                return Err(format!("superblock {sb}: {pus} program units in its blocks, {} assigned", self.assigned_pus[sb]));
             }
         }
-        let (free, open, closed, victim) = self.block_counts();
+        let (free, open, closed, victim) = self.superblock_counts();
+        if free + open + closed + victim != l.superblocks {
+            return Err(format!("free {free} + open {open} + closed {closed} + victim {victim} != {}", l.superblocks));
+        }
         if victim > 1 {
-            return Err(format!("{victim} blocks are GC victims at once"));
+            return Err(format!("{victim} superblocks are GC victims at once"));
         }
-        if free + open + closed + victim != l.total_blocks() {
-            return Err(format!("free {free} + open {open} + closed {closed} != total {}", l.total_blocks()));
+        if free as usize != self.free.len() || self.free.iter().any(|&sb| self.state[sb as usize] != SbState::Free) {
+            return Err(format!("the free stack ({}) disagrees with the states ({free} free)", self.free.len()));
         }
-        if free != self.free_count || free as usize != self.free.iter().map(Vec::len).sum::<usize>() {
-            return Err(format!("free block counter {} and stacks disagree with states ({free})", self.free_count));
-        }
-        for (d, stack) in self.free.iter().enumerate() {
-            for &b in stack {
-                if self.state[b as usize] != BlockState::Free || self.die_of_block(b) as usize != d {
-                    return Err(format!("die {d}'s free stack holds block {b} in state {:?}", self.state[b as usize]));
-                }
-            }
-        }
-        let opened: u32 = self.streams.iter().map(|s| s.open.iter().filter(|&&b| b != NONE).count() as u32).sum();
+        let opened = self.streams.iter().filter(|s| s.open != NONE).count() as u32;
         if opened != open {
-            return Err(format!("{open} open blocks but streams hold {opened}"));
+            return Err(format!("{open} open superblocks but the streams hold {opened}"));
         }
-        // Every closed block is in the bucket of its valid count.
         let mut in_buckets = 0;
         for (v, &h) in self.buckets.head.iter().enumerate() {
-            let mut b = h;
-            while b != NONE {
-                if self.state[b as usize] != BlockState::Closed || self.valid[b as usize] != v as u32 {
-                    return Err(format!("bucket {v} holds block {b} ({:?}, {} valid)", self.state[b as usize], self.valid[b as usize]));
+            let mut sb = h;
+            while sb != NONE {
+                if self.state[sb as usize] != SbState::Closed || self.valid[sb as usize] != v as u32 {
+                    return Err(format!(
+                        "bucket {v} holds superblock {sb} ({:?}, {} valid)",
+                        self.state[sb as usize], self.valid[sb as usize]
+                    ));
                 }
                 if (v as u32) < self.buckets.min_hint {
                     return Err(format!("bucket {v} is below the minimum hint {}", self.buckets.min_hint));
                 }
                 in_buckets += 1;
-                b = self.buckets.next[b as usize];
+                sb = self.buckets.next[sb as usize];
             }
         }
         if in_buckets != closed {
-            return Err(format!("{closed} closed blocks but {in_buckets} in buckets"));
+            return Err(format!("{closed} closed superblocks but {in_buckets} in buckets"));
         }
         Ok(())
     }
@@ -529,31 +531,47 @@ mod tests {
     use super::*;
 
     fn layout() -> Layout {
-        Layout { dies: 2, blocks_per_die: 4, units_per_block: 8, units_per_program_unit: 4, units_per_read_group: 2, logical_units: 16 }
+        Layout { dies: 2, superblocks: 4, units_per_block: 8, units_per_program_unit: 4, units_per_read_group: 2, logical_units: 32 }
     }
 
     #[test]
-    fn program_units_rotate_over_dies_and_blocks_seal() {
+    fn program_units_rotate_over_dies_and_superblocks_close() {
         let mut m = Mapping::new(layout());
         let mut dies = Vec::new();
-        for lpn in 0..16 {
+        for lpn in 0..32 {
             let slot = m.next_slot(HOST, |_| 0).unwrap();
             m.map(lpn, slot);
             if m.staged_full(HOST) {
                 dies.push(m.take_staged(HOST).unwrap().die);
             }
         }
-        assert_eq!(dies, vec![0, 1, 0, 1]);
-        // Two blocks (one per die) are now full and closed.
-        assert_eq!(m.block_counts(), (6, 0, 2, 0));
+        assert_eq!(dies, vec![0, 1, 0, 1, 0, 1, 0, 1]);
+        // Two superblocks of 16 units each are full and closed.
+        assert_eq!(m.superblock_counts(), (2, 0, 2, 0));
         m.check_invariants().unwrap();
-        for lpn in 0..6 {
+        // Superblock 0 holds lpns 0-15; superblock 1 holds 16-31.
+        for lpn in (0..6).chain(16..18) {
             m.unmap(lpn);
         }
-        // Block 0 (die 0) held lpns 0-3 and 8-11: 4 left valid; block 4 (die 1)
-        // held 4-7 and 12-15: 6 left valid.
+        m.check_invariants().unwrap();
         assert_eq!(m.pick_victim(), Some(0));
-        assert_eq!(m.pick_victim(), Some(4));
+        assert_eq!(m.pick_victim(), Some(1));
         assert_eq!(m.pick_victim(), None);
+    }
+
+    #[test]
+    fn least_key_die_wins_and_full_blocks_are_skipped() {
+        let mut m = Mapping::new(layout());
+        // Die 1 preferred: both its program units first, then die 0's.
+        let mut dies = Vec::new();
+        for lpn in 0..16 {
+            let slot = m.next_slot(HOST, |d| if d == 1 { 0 } else { 1 }).unwrap();
+            m.map(lpn, slot);
+            if m.staged_full(HOST) {
+                dies.push(m.take_staged(HOST).unwrap().die);
+            }
+        }
+        assert_eq!(dies, vec![1, 1, 0, 0]);
+        m.check_invariants().unwrap();
     }
 }

@@ -1,4 +1,4 @@
-//! The conventional SSD's DRAM write buffer: a write is acknowledged once its bytes
+//! An SSD's write buffer (DRAM, power-loss protected or not): a write is acknowledged once its bytes
 //! are admitted here, and its space is released only when the program unit holding
 //! the data completes on flash. When the host writes faster than the flash (and GC)
 //! can program, admission waits for releases, so sustained writes become
@@ -12,20 +12,20 @@ use zonelab_engine::Ns;
 /// (time, bytes); its size is bounded by the buffer's program units in flight, so
 /// after warm-up no request allocates.
 #[derive(Debug)]
-pub(crate) struct WriteBuffer {
+pub struct WriteBuffer {
     capacity_bytes: u64,
     held_bytes: u64,
     releases: BinaryHeap<Reverse<(Ns, u64)>>,
 }
 
 impl WriteBuffer {
-    pub(crate) fn new(capacity_bytes: u64) -> Self {
+    pub fn new(capacity_bytes: u64) -> Self {
         Self { capacity_bytes, held_bytes: 0, releases: BinaryHeap::new() }
     }
 
     /// Earliest time ≥ `now_ns` at which `bytes` fit; the space is then taken. A
     /// request larger than the whole buffer is admitted once the buffer is empty.
-    pub(crate) fn admit(&mut self, now_ns: Ns, bytes: u64) -> Ns {
+    pub fn admit(&mut self, now_ns: Ns, bytes: u64) -> Ns {
         let mut t = now_ns;
         loop {
             while let Some(&Reverse((at, b))) = self.releases.peek() {
@@ -50,14 +50,14 @@ impl WriteBuffer {
     }
 
     /// `bytes` leave the buffer at `at_ns` (their program completes then).
-    pub(crate) fn release_at(&mut self, at_ns: Ns, bytes: u64) {
+    pub fn release_at(&mut self, at_ns: Ns, bytes: u64) {
         if bytes > 0 {
             self.releases.push(Reverse((at_ns, bytes)));
         }
     }
 
     /// Latest pending release: when everything admitted so far is on flash.
-    pub(crate) fn drained_at_ns(&self) -> Ns {
+    pub fn drained_at_ns(&self) -> Ns {
         self.releases.iter().map(|r| r.0 .0).max().unwrap_or(0)
     }
 }
