@@ -28,7 +28,7 @@ pub fn run_zones(a: ZonesArgs) -> Result<(), String> {
         .iter()
         .map(|z| {
             let wp = if z.write_pointer == u64::MAX { "-".to_string() } else { z.write_pointer.to_string() };
-            vec![z.index.to_string(), format!("{:?}", z.zone_type), z.state.to_string(), z.start_lba.to_string(), z.size_blocks.to_string(), z.capacity_blocks.to_string(), wp]
+            vec![z.index.to_string(), z.zone_type.to_string(), z.state.to_string(), z.start_lba.to_string(), z.size_blocks.to_string(), z.capacity_blocks.to_string(), wp]
         })
         .collect();
     print!("{}", table::render(&["zone", "type", "state", "start_lba", "size_blocks", "capacity_blocks", "write_pointer"], &rows));

@@ -26,9 +26,28 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
 /// Nanoseconds in the most readable unit.
 pub fn fmt_ns(ns: u64) -> String {
     match ns {
-        0..=9_999 => format!("{ns} ns"),
-        10_000..=9_999_999 => format!("{:.1} us", ns as f64 / 1e3),
-        10_000_000..=9_999_999_999 => format!("{:.2} ms", ns as f64 / 1e6),
+        0..=999 => format!("{ns} ns"),
+        1_000..=999_999 => format!("{:.1} us", ns as f64 / 1e3),
+        1_000_000..=999_999_999 => format!("{:.2} ms", ns as f64 / 1e6),
         _ => format!("{:.2} s", ns as f64 / 1e9),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_pick_a_readable_unit() {
+        assert_eq!(fmt_ns(999), "999 ns");
+        assert_eq!(fmt_ns(59_070), "59.1 us");
+        assert_eq!(fmt_ns(8_684_200), "8.68 ms");
+        assert_eq!(fmt_ns(2_500_000_000), "2.50 s");
+    }
+
+    #[test]
+    fn table_aligns_columns() {
+        let t = render(&["a", "bb"], &[vec!["xxx".into(), "y".into()]]);
+        assert_eq!(t, "a    bb\n---  --\nxxx  y\n");
     }
 }

@@ -56,6 +56,15 @@ pub enum ZoneType {
     Conventional,
 }
 
+impl std::fmt::Display for ZoneType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ZoneType::SequentialWriteRequired => "seq-write-required",
+            ZoneType::Conventional => "conventional",
+        })
+    }
+}
+
 /// One zone as reported to the host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct ZoneDescriptor {
