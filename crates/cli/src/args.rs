@@ -21,6 +21,29 @@ pub enum Cmd {
     Replay(ReplayArgs),
     /// Reproduce a paper's experiments and compare with its claims.
     Reproduce(ReproduceArgs),
+    /// Generate a look-alike of an MSR Cambridge trace (MU-RMW Table I).
+    SynthTrace(SynthArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SynthArgs {
+    /// Trace to imitate (see --list).
+    #[arg(long)]
+    pub like: Option<String>,
+    /// List the traces and their characteristics.
+    #[arg(long)]
+    pub list: bool,
+    /// Multiply the data volumes by this factor.
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
+    /// Address space the trace must fit (e.g. 10g).
+    #[arg(long, default_value = "10g")]
+    pub capacity: String,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output file (default: standard output).
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -123,6 +146,10 @@ pub struct ReplayArgs {
     /// Stop after this many records.
     #[arg(long)]
     pub limit: Option<u64>,
+    /// Fold offsets beyond the device into it (block address modulo capacity);
+    /// folded records are counted in the results.
+    #[arg(long)]
+    pub fold: bool,
     #[arg(long, default_value = "1s")]
     pub sample_interval: String,
     #[arg(long)]
@@ -146,4 +173,8 @@ pub struct ReproduceArgs {
     pub out: std::path::PathBuf,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Directory with the real traces a target replays (e.g. MSR Cambridge CSVs
+    /// named <trace>.csv for mu-rmw); without it, look-alike traces are generated.
+    #[arg(long)]
+    pub traces: Option<std::path::PathBuf>,
 }

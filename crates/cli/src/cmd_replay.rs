@@ -30,7 +30,7 @@ pub fn run(a: ReplayArgs) -> Result<(), String> {
     });
     let pb = progress::bar(0, "{spinner} {pos} records replayed ({elapsed})");
     let mut report = |n: u64| pb.set_position(n);
-    let opts = ReplayOptions { mode, series_interval_ns: interval, limit: a.limit };
+    let opts = ReplayOptions { mode, series_interval_ns: interval, limit: a.limit, fold_to_capacity: a.fold };
     let result = run_replay(device.as_mut(), &mut reader, &opts, config, Some(&mut report)).map_err(|e| e.to_string())?;
     pb.finish_and_clear();
     emit(&result, a.json, a.out.as_deref())

@@ -5,7 +5,7 @@
 use crate::args::ReproduceArgs;
 use crate::{progress, table};
 use std::time::{SystemTime, UNIX_EPOCH};
-use zonelab_experiments::reproduce::{run_target, targets, write_outputs};
+use zonelab_experiments::reproduce::{run_target, targets, write_outputs, RunOptions};
 
 pub fn run(a: ReproduceArgs) -> Result<(), String> {
     if a.list {
@@ -19,7 +19,8 @@ pub fn run(a: ReproduceArgs) -> Result<(), String> {
     let started = SystemTime::now();
     let wall = std::time::Instant::now();
     let mut bar = progress::StepBar(progress::bar(1, "{spinner} [{bar:30}] {pos}/{len} {msg} ({elapsed})"));
-    let result = run_target(name, a.scale, a.seed, &mut bar).map_err(|e| e.to_string())?;
+    let opts = RunOptions { scale: a.scale, seed: a.seed, traces_dir: a.traces.clone() };
+    let result = run_target(name, &opts, &mut bar).map_err(|e| e.to_string())?;
     bar.0.finish_and_clear();
     let run_info = serde_json::json!({
         "target": name,

@@ -7,6 +7,7 @@ mod cmd_bench;
 mod cmd_devices;
 mod cmd_replay;
 mod cmd_reproduce;
+mod cmd_synth;
 mod progress;
 mod table;
 mod units;
@@ -14,13 +15,26 @@ mod units;
 use clap::Parser;
 
 fn main() {
-    let cli = args::Cli::parse();
+    let cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            // One line, as for every other error; `--help` has the details.
+            let text = e.render().to_string();
+            let message: Vec<&str> = text.lines().map(str::trim).take_while(|l| !l.is_empty() && !l.starts_with("Usage:")).collect();
+            let message = message.join(" ");
+            let message = message.trim_start_matches("error: ");
+            eprintln!("zonelab: error: {message} (see `zonelab --help`)");
+            std::process::exit(2);
+        }
+    };
     let result = match cli.command {
         args::Cmd::Devices(a) => cmd_devices::run(a),
         args::Cmd::Zones(a) => cmd_devices::run_zones(a),
         args::Cmd::Bench(a) => cmd_bench::run(a),
         args::Cmd::Replay(a) => cmd_replay::run(a),
         args::Cmd::Reproduce(a) => cmd_reproduce::run(a),
+        args::Cmd::SynthTrace(a) => cmd_synth::run(a),
     };
     if let Err(msg) = result {
         eprintln!("zonelab: error: {msg}");

@@ -13,6 +13,7 @@ use thiserror::Error;
 pub const BUILTIN_PROFILES: &[(&str, &str)] = &[
     ("zn540", include_str!("../../../profiles/zn540.toml")),
     ("ssd-conventional", include_str!("../../../profiles/ssd-conventional.toml")),
+    ("ef-smr", include_str!("../../../profiles/ef-smr.toml")),
     ("st14000nm0007", include_str!("../../../profiles/st14000nm0007.toml")),
     ("wd100efax", include_str!("../../../profiles/wd100efax.toml")),
 

@@ -43,10 +43,12 @@ pub fn run_bench(device: &mut dyn Device, spec: &JobSpec, opts: &BenchOptions, p
     let mut streams = spec.streams(device, &rngs)?;
     let mut rec = Recorder::new(opts.series_interval_ns, opts.start_ns);
     let block_bytes = device.info().block_bytes as u64;
-    let planned: u64 = match (spec.io_size_bytes, spec.runtime_ns) {
-        (Some(b), _) => b * spec.numjobs as u64,
-        (None, None) => streams.len() as u64 * spec.size_bytes.unwrap_or(device.info().capacity_bytes()) / spec.numjobs as u64,
-        _ => 0,
+    // What the streams will issue (on a zoned device one pass is the zones'
+    // capacity); unknown (0) when only a runtime stops them.
+    let planned: u64 = if streams.iter().any(|s| s.bytes_left() == u64::MAX) {
+        0
+    } else {
+        streams.iter().fold(0u64, |sum, s| sum.saturating_add(s.bytes_left()))
     };
     let mut progress = progress;
     let deadline = spec.runtime_ns.map_or(Ns::MAX, |r| opts.start_ns.saturating_add(r));

@@ -31,6 +31,10 @@ pub struct ReplayOptions {
     pub series_interval_ns: Ns,
     /// Stop after this many records.
     pub limit: Option<u64>,
+    /// Fold offsets beyond the device into it (block address modulo the device's
+    /// capacity), e.g. to replay a trace of a large volume on a small modelled
+    /// disk. Folded records are counted; without this, they are errors.
+    pub fold_to_capacity: bool,
 }
 
 #[derive(Debug, Error)]
@@ -52,12 +56,55 @@ pub struct ReplayCounts {
     pub widened_to_blocks: u64,
     pub skipped_zero_size: u64,
     pub reordered_arrivals: u64,
+    pub folded_to_capacity: u64,
+}
+
+/// Where replayed records come from: a trace file or a generator.
+pub trait RecordSource {
+    fn next_record(&mut self) -> Option<Result<TraceRecord, TraceError>>;
+    /// Position of the last record, for error messages (a file's line number).
+    fn position(&self) -> u64;
+    /// Name for error messages (a file's path).
+    fn source_name(&self) -> String;
+}
+
+impl<R: BufRead> RecordSource for TraceReader<R> {
+    fn next_record(&mut self) -> Option<Result<TraceRecord, TraceError>> {
+        self.next()
+    }
+    fn position(&self) -> u64 {
+        self.line_number()
+    }
+    fn source_name(&self) -> String {
+        self.path().display().to_string()
+    }
+}
+
+/// A generated trace (e.g. a look-alike): positions are record numbers.
+pub struct GeneratedTrace<I> {
+    pub name: String,
+    pub records: I,
+    pub count: u64,
+}
+
+impl<I: Iterator<Item = TraceRecord>> RecordSource for GeneratedTrace<I> {
+    fn next_record(&mut self) -> Option<Result<TraceRecord, TraceError>> {
+        let r = self.records.next()?;
+        self.count += 1;
+        Some(Ok(r))
+    }
+    fn position(&self) -> u64 {
+        self.count
+    }
+    fn source_name(&self) -> String {
+        self.name.clone()
+    }
 }
 
 /// Replays the records of `reader` on `device`.
-pub fn run_replay<R: BufRead>(
+pub fn run_replay<S: RecordSource>(
     device: &mut dyn Device,
-    reader: &mut TraceReader<R>,
+    reader: &mut S,
     opts: &ReplayOptions,
     mut config: serde_json::Value,
     mut progress: Option<&mut dyn FnMut(u64)>,
@@ -72,31 +119,37 @@ pub fn run_replay<R: BufRead>(
         _ => {}
     }
     let bb = device.info().block_bytes as u64;
-    let path = reader.path().display().to_string();
+    let capacity_blocks = device.info().capacity_blocks;
+    let fold = opts.fold_to_capacity;
+    let path = reader.source_name();
     let mut rec = Recorder::new(opts.series_interval_ns, 0);
     let mut counts = ReplayCounts::default();
     let limit = opts.limit.unwrap_or(u64::MAX);
     // Converts the next record into a command, skipping empty ones.
-    let next_cmd = |reader: &mut TraceReader<R>, counts: &mut ReplayCounts| -> Result<Option<(TraceRecord, Command, u64)>, ReplayError> {
+    let next_cmd = |reader: &mut S, counts: &mut ReplayCounts| -> Result<Option<(TraceRecord, Command, u64)>, ReplayError> {
         loop {
             if counts.records >= limit {
                 return Ok(None);
             }
-            let Some(r) = reader.next() else { return Ok(None) };
+            let Some(r) = reader.next_record() else { return Ok(None) };
             let r = r?;
             counts.records += 1;
-            let line = reader.line_number();
+            let line = reader.position();
             if r.size_bytes == 0 {
                 counts.skipped_zero_size += 1;
                 continue;
             }
-            let first = r.offset_bytes / bb;
+            let mut first = r.offset_bytes / bb;
             let end = r.offset_bytes.saturating_add(r.size_bytes).div_ceil(bb);
             let blocks = end - first;
+            if fold && first + blocks > capacity_blocks && blocks <= capacity_blocks {
+                first %= capacity_blocks - blocks + 1;
+                counts.folded_to_capacity += 1;
+            }
             if blocks > u32::MAX as u64 {
                 return Err(ReplayError::TooLarge { path: path.clone(), line, size_bytes: r.size_bytes });
             }
-            if first * bb != r.offset_bytes || blocks * bb != r.size_bytes {
+            if r.offset_bytes % bb != 0 || blocks * bb != r.size_bytes {
                 counts.widened_to_blocks += 1;
             }
             let blocks = blocks as u32;

@@ -36,6 +36,23 @@ impl Claim {
     }
 }
 
+impl Claim {
+    /// A claim that holds when `measured` lies in the paper's range `[lo, hi]`
+    /// (reported as its midpoint with the half-width as tolerance).
+    pub fn in_range(id: &str, description: &str, lo: f64, hi: f64, measured: f64, unit: &str) -> Self {
+        let mid = (lo + hi) / 2.0;
+        Self {
+            id: id.to_string(),
+            description: description.to_string(),
+            paper: round_sig(mid),
+            measured: round_sig(measured),
+            unit: unit.to_string(),
+            tolerance: round_sig((hi - lo) / 2.0 / mid),
+            holds: measured >= lo && measured <= hi,
+        }
+    }
+}
+
 /// A plotted series: named (x, y) points.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Series {

@@ -68,7 +68,8 @@ pub struct JobSpec {
     pub runtime_ns: Option<Ns>,
     /// Percentage of reads in mixed modes.
     pub rwmixread_percent: u32,
-    /// Zones a random-write job keeps open on a zoned device (fio `max_open_zones`);
+    /// Zones random writers keep open on a zoned device, over all `numjobs` jobs as
+    /// with fio's `max_open_zones` (each job gets an equal share, at least one);
     /// `None` = the device's max-open limit, capped at 8.
     pub max_open_zones: Option<u32>,
 }
@@ -139,6 +140,9 @@ struct ZonedState {
     next_zone: usize,
     open: Vec<usize>,
     open_target: usize,
+    /// What reads cover: the region's part of each zone below the zone's capacity,
+    /// as (first LBA, cumulative block-size slots up to and including this piece).
+    read_pieces: Vec<(Lba, u64)>,
 }
 
 impl JobSpec {
@@ -180,7 +184,7 @@ impl JobSpec {
         for j in 0..self.numjobs as u64 {
             let start = (self.offset_bytes + j * part_bytes) / bb;
             let zoned = match &info.zoned {
-                Some(z) => Some(self.zoned_state(device, z.zone_size_blocks, z.zone_capacity_blocks, z.max_open_zones, start, part_bytes / bb)?),
+                Some(z) => Some(self.zoned_state(device, z.zone_size_blocks, z.zone_capacity_blocks, z.max_open_zones, j as u32, start, part_bytes / bb)?),
                 None => None,
             };
             // One pass over the region by default; on a zoned device that is the
@@ -206,7 +210,8 @@ impl JobSpec {
         Ok(out)
     }
 
-    fn zoned_state(&self, device: &dyn Device, size_blocks: u64, capacity_blocks: u64, dev_max_open: u32, start: Lba, blocks: u64) -> Result<ZonedState, JobError> {
+    #[allow(clippy::too_many_arguments)]
+    fn zoned_state(&self, device: &dyn Device, size_blocks: u64, capacity_blocks: u64, dev_max_open: u32, job: u32, start: Lba, blocks: u64) -> Result<ZonedState, JobError> {
         let first = start.div_ceil(size_blocks) as u32;
         let last = ((start + blocks) / size_blocks) as u32;
         let descriptors = device
@@ -222,26 +227,69 @@ impl JobSpec {
             return Err(bad("bs", self.block_size_bytes, "larger than the zone capacity"));
         }
         let cap = if dev_max_open == 0 { 8 } else { dev_max_open.min(8) };
-        let open_target = self.max_open_zones.unwrap_or(cap).max(1).min(zones.len().max(1) as u32) as usize;
         if let Some(m) = self.max_open_zones {
             if dev_max_open > 0 && m > dev_max_open {
                 return Err(bad("max_open_zones", m, format!("exceeds the device's max-open limit of {dev_max_open}")));
             }
+            if writes && m < self.numjobs {
+                return Err(bad("max_open_zones", m, format!("below numjobs = {}: each zoned write job keeps a zone open", self.numjobs)));
+            }
         }
+        if writes && dev_max_open > 0 && self.numjobs > dev_max_open {
+            return Err(bad("numjobs", self.numjobs, format!("each zoned write job keeps a zone open; the device's max-open limit is {dev_max_open}")));
+        }
+        // The open zones are shared by all the jobs (the device's limits are too).
+        let total = self.max_open_zones.unwrap_or(cap);
+        let share = total / self.numjobs + u32::from(job < total % self.numjobs);
+        let open_target = share.max(1).min(zones.len().max(1) as u32) as usize;
         let wp_blocks = descriptors
             .iter()
             .filter(|d| d.zone_type == ZoneType::SequentialWriteRequired)
             .map(|d| d.write_pointer - d.start_lba)
             .collect::<Vec<_>>();
         let dirty = wp_blocks.iter().map(|&w| w > 0).collect();
-        Ok(ZonedState { geom: ZoneGeom { size_blocks, capacity_blocks }, zones, wp_blocks, dirty, next_zone: 0, open: Vec::new(), open_target })
+        let reads = !matches!(self.rw, RwMode::Write | RwMode::RandWrite);
+        let read_pieces = if reads { read_pieces(device, size_blocks, bs_blocks, start, blocks)? } else { Vec::new() };
+        Ok(ZonedState { geom: ZoneGeom { size_blocks, capacity_blocks }, zones, wp_blocks, dirty, next_zone: 0, open: Vec::new(), open_target, read_pieces })
     }
+}
+
+/// The readable pieces of the region `[start, start + blocks)` of a zoned device:
+/// in each zone it overlaps, the part below the zone's capacity, in whole
+/// `bs_blocks` requests (so reads stay inside the job's region even when it does
+/// not start or end at a zone boundary).
+fn read_pieces(device: &dyn Device, size_blocks: u64, bs_blocks: u64, start: Lba, blocks: u64) -> Result<Vec<(Lba, u64)>, JobError> {
+    let end = start + blocks;
+    let first = start / size_blocks;
+    let count = (end - 1) / size_blocks + 1 - first;
+    let bytes = blocks * device.info().block_bytes as u64;
+    let descriptors = device.report_zones(first as u32, count as u32).map_err(|e| bad("size", bytes, e.to_string()))?;
+    let mut pieces = Vec::with_capacity(descriptors.len());
+    let mut slots = 0;
+    for d in &descriptors {
+        let lo = start.max(d.start_lba);
+        let hi = end.min(d.start_lba + d.capacity_blocks);
+        let n = hi.saturating_sub(lo) / bs_blocks;
+        if n > 0 {
+            slots += n;
+            pieces.push((lo, slots));
+        }
+    }
+    if pieces.is_empty() {
+        return Err(bad("size", bytes, "a zoned read job's region must hold at least one block-size request below a zone's capacity"));
+    }
+    Ok(pieces)
 }
 
 impl JobStream {
     /// Whether the job still has bytes to issue.
     pub fn has_more(&self) -> bool {
         self.bytes_left > 0
+    }
+
+    /// Bytes the job has still to issue (`u64::MAX` when only a runtime stops it).
+    pub fn bytes_left(&self) -> u64 {
+        self.bytes_left
     }
 
     /// The next step, or `None` when the job has issued all its bytes.
@@ -281,23 +329,21 @@ impl JobStream {
 
     fn zoned_read(&mut self) -> Step {
         let bs = self.bs_blocks;
-        let random = self.rw.is_random();
-        let blocks = bs as u32;
         let z = self.zoned.as_ref().expect("zoned");
-        let (size, cap) = (z.geom.size_blocks, z.geom.capacity_blocks);
-        // Reads cover each zone's capacity (not the gap up to the zone size).
-        let slots_per_zone = (cap / bs).max(1);
-        let first_zone = self.region_start.div_ceil(size);
-        let zones_in_region = (self.region_blocks / size).max(1);
-        let slot = if random {
-            uniform_below(&mut self.rng, zones_in_region * slots_per_zone)
+        // Reads cover each zone's capacity (not the gap up to the zone size) inside
+        // the job's region.
+        let total = z.read_pieces.last().expect("a reading job has read pieces").1;
+        let slot = if self.rw.is_random() {
+            uniform_below(&mut self.rng, total)
         } else {
-            let s = self.seq_cursor % (zones_in_region * slots_per_zone);
+            let s = self.seq_cursor % total;
             self.seq_cursor += 1;
             s
         };
-        let lba = (first_zone + slot / slots_per_zone) * size + (slot % slots_per_zone) * bs;
-        Step { reset_zone_first: None, cmd: Command::Read { lba, blocks } }
+        let k = z.read_pieces.partition_point(|&(_, end)| end <= slot);
+        let before = if k == 0 { 0 } else { z.read_pieces[k - 1].1 };
+        let lba = z.read_pieces[k].0 + (slot - before) * bs;
+        Step { reset_zone_first: None, cmd: Command::Read { lba, blocks: bs as u32 } }
     }
 
     fn zoned_write(&mut self) -> Step {
@@ -311,8 +357,11 @@ impl JobStream {
         let idx = if random {
             while z.open.len() < z.open_target {
                 // At most one reset per step: a second dirty zone waits a step.
-                if reset.is_some() && z.dirty[z.next_zone] {
-                    break;
+                if reset.is_some() {
+                    let next = z.skip_open_zones();
+                    if z.dirty[next] {
+                        break;
+                    }
                 }
                 let i = z.take_next_zone(&mut reset);
                 z.open.push(i);
@@ -340,9 +389,21 @@ impl JobStream {
 }
 
 impl ZonedState {
-    /// Next zone of the region (wrapping), reset first if it holds data.
+    /// Moves `next_zone` past zones the job still has open (a random writer fills
+    /// its open zones in any order, so one taken long ago may still be filling) and
+    /// returns it. There is always such a zone when fewer than all zones are open.
+    fn skip_open_zones(&mut self) -> usize {
+        debug_assert!(self.open.len() < self.zones.len());
+        while self.open.contains(&self.next_zone) {
+            self.next_zone = (self.next_zone + 1) % self.zones.len();
+        }
+        self.next_zone
+    }
+
+    /// Next zone of the region (wrapping) that is not open, reset first if it
+    /// holds data.
     fn take_next_zone(&mut self, reset: &mut Option<Lba>) -> usize {
-        let i = self.next_zone;
+        let i = self.skip_open_zones();
         self.next_zone = (self.next_zone + 1) % self.zones.len();
         if self.dirty[i] {
             debug_assert!(reset.is_none(), "one reset per step");

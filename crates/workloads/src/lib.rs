@@ -2,10 +2,13 @@
 //!
 //! - [`job`]: fio-like synthetic jobs (sequential/random reads, writes, mixes;
 //!   zone-aware writes on zoned devices).
+//! - [`synth`]: look-alike traces with the published characteristics of the MSR
+//!   Cambridge traces (MU-RMW Table I).
 //! - [`trace`]: streaming readers for recorded block traces (MSR Cambridge / SNIA
 //!   IOTTA CSV, DiskSim and MQSim ASCII traces, Alibaba block traces, and a plain
 //!   `time_ns,op,offset_bytes,size_bytes` CSV), all yielding one
 //!   [`trace::TraceRecord`] type.
 
 pub mod job;
+pub mod synth;
 pub mod trace;

@@ -12,7 +12,6 @@
 use crate::block_store::BlockStore;
 use crate::command::Lba;
 use crate::device::DeviceStats;
-use crate::error::DeviceError;
 use crate::profile::{ProfileError, Validator};
 use serde::Deserialize;
 use zonelab_engine::{ms_to_ns, us_to_ns, Ns};
@@ -108,16 +107,7 @@ pub fn validate_mechanics(
     Ok((params, us_to_ns(c.command_us)))
 }
 
-/// Checks a block-interface range: non-empty and inside the device.
-pub fn check_range(command: &'static str, lba: Lba, blocks: u32, capacity_blocks: u64) -> Result<(), DeviceError> {
-    if blocks == 0 {
-        return Err(DeviceError::ZeroLength { command, lba });
-    }
-    if lba >= capacity_blocks || capacity_blocks - lba < blocks as u64 {
-        return Err(DeviceError::OutOfRange { command, lba, blocks, capacity_blocks });
-    }
-    Ok(())
-}
+pub use crate::device::check_block_range as check_range;
 
 #[derive(Debug, Default, Clone, Copy)]
 struct Counts {

@@ -5,6 +5,7 @@ use crate::device::Device;
 use crate::profile::{model_of, ProfileError, ProfileSource};
 
 pub mod cmr_hdd;
+pub mod ef_smr;
 pub mod ftl_ssd;
 pub mod hdd;
 pub mod hm_smr_hdd;
@@ -12,7 +13,7 @@ pub mod ssd_common;
 pub mod zns_ssd;
 
 /// Model names known to [`build`].
-pub const MODELS: &[&str] = &["zns-ssd", "hm-smr-hdd", "cmr-hdd", "ftl-ssd"];
+pub const MODELS: &[&str] = &["zns-ssd", "hm-smr-hdd", "cmr-hdd", "ftl-ssd", "ef-smr"];
 
 /// Builds a device from a profile's source, validating every value.
 pub fn build(src: &ProfileSource) -> Result<Box<dyn Device>, ProfileError> {
@@ -22,6 +23,7 @@ pub fn build(src: &ProfileSource) -> Result<Box<dyn Device>, ProfileError> {
         "hm-smr-hdd" => Ok(Box::new(hm_smr_hdd::HmSmrHdd::from_profile(src)?)),
         "cmr-hdd" => Ok(Box::new(cmr_hdd::CmrHdd::from_profile(src)?)),
         "ftl-ssd" => Ok(Box::new(ftl_ssd::FtlSsd::from_profile(src)?)),
+        "ef-smr" => Ok(Box::new(ef_smr::EfSmr::from_profile(src)?)),
         _ => Err(ProfileError::UnknownModel { profile: src.source_name.clone(), model, known: MODELS.join(", ") }),
     }
 }

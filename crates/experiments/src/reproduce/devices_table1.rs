@@ -2,7 +2,7 @@
 //! HM-SMR HDD measured as the paper did, with fio-like jobs at queue depth 1:
 //! sequential reads and writes with 1 MiB requests, random 4 KiB reads.
 
-use super::{ProgressSink, ReproduceError, Target};
+use super::{ProgressSink, ReproduceError, RunOptions, Target};
 use crate::bench::{precondition, run_bench, BenchOptions};
 use crate::reproduce_result::{Claim, Figure, FigureKind, ReproduceResult, Series};
 use zonelab_devices::open_device;
@@ -49,7 +49,8 @@ impl Target for DevicesTable1 {
         "HHZS Table 1: ZN540 and ST14000NM0007 at QD1 (sequential 1 MiB, random 4 KiB reads)"
     }
 
-    fn run(&self, scale: f64, seed: u64, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError> {
+    fn run(&self, opts: &RunOptions, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError> {
+        let (scale, seed) = (opts.scale, opts.seed);
         let mut claims = Vec::new();
         let total = MEASUREMENTS.len() as u64;
         for (i, m) in MEASUREMENTS.iter().enumerate() {

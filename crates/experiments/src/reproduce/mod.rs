@@ -4,6 +4,7 @@
 //! `run-info.json` (wall clock, host), a CSV per plotted series and `report.html`.
 
 mod devices_table1;
+mod mu_rmw;
 mod outputs;
 
 pub use outputs::{write_outputs, OutputFiles};
@@ -34,6 +35,16 @@ impl ProgressSink for NoProgress {
     fn step(&mut self, _: u64, _: u64, _: &str) {}
 }
 
+/// What a run of a target is asked for.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    pub scale: f64,
+    pub seed: u64,
+    /// Directory with the real input traces, for targets that replay published
+    /// traces (e.g. `mu-rmw`); without it they use look-alike traces.
+    pub traces_dir: Option<std::path::PathBuf>,
+}
+
 /// A reproducible experiment set.
 pub trait Target {
     fn name(&self) -> &'static str;
@@ -42,16 +53,17 @@ pub trait Target {
     fn scale_range(&self) -> (f64, f64) {
         (0.001, 1.0)
     }
-    fn run(&self, scale: f64, seed: u64, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError>;
+    fn run(&self, opts: &RunOptions, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError>;
 }
 
 /// Every registered target.
 pub fn targets() -> Vec<Box<dyn Target>> {
-    vec![Box::new(devices_table1::DevicesTable1)]
+    vec![Box::new(devices_table1::DevicesTable1), Box::new(mu_rmw::MuRmwTarget)]
 }
 
 /// Runs target `name`.
-pub fn run_target(name: &str, scale: f64, seed: u64, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError> {
+pub fn run_target(name: &str, opts: &RunOptions, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError> {
+    let scale = opts.scale;
     let all = targets();
     let Some(target) = all.iter().find(|t| t.name() == name) else {
         let known = all.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ");
@@ -61,5 +73,5 @@ pub fn run_target(name: &str, scale: f64, seed: u64, progress: &mut dyn Progress
     if !(scale.is_finite() && scale >= lo && scale <= hi) {
         return Err(ReproduceError::BadScale { scale, allowed: format!("{lo}..={hi} for target {name}") });
     }
-    target.run(scale, seed, progress)
+    target.run(opts, progress)
 }
