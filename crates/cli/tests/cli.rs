@@ -227,3 +227,31 @@ fn malformed_arguments_get_one_line_and_exit_2() {
     let help = zonelab(&["--help"]);
     assert!(help.status.success() && stdout(&help).contains("reproduce"));
 }
+
+#[test]
+fn reproduce_mu_rmw_runs_on_look_alikes_deterministically() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
+    for d in [&d1, &d2] {
+        let o = zonelab(&["reproduce", "mu-rmw", "--scale", "0.01", "--out", d.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let r1 = std::fs::read(d1.join("results.json")).unwrap();
+    assert_eq!(r1, std::fs::read(d2.join("results.json")).unwrap());
+    let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
+    let ids: Vec<&str> = v["claims"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["fig6.avg_rt_reduction_vs_pore", "fig6.avg_rt_reduction_vs_skylight", "fig7.waf_ratio_pore", "fig7.waf_ratio_skylight", "fig9.wcrt_ratio_skylight"]);
+    assert!(v["notes"][0].as_str().unwrap().contains("look-alike"));
+    // Skylight and PORE rewrite bands on cleanings; MU-RMW's WAF is never above theirs.
+    let waf = std::fs::read_to_string(d1.join("fig7_waf.csv")).unwrap();
+    for row in waf.lines().skip(1) {
+        let cols: Vec<f64> = row.split(',').skip(1).map(|x| x.parse().unwrap()).collect();
+        assert!(cols[0] >= 1.0 && cols[1] >= 1.0, "{row}");
+    }
+    assert!(std::fs::read_to_string(d1.join("report.html")).unwrap().contains("fig9_worst_case_response"));
+}
+
+#[test]
+fn reproduce_mu_rmw_with_a_missing_trace_directory_is_a_clean_error() {
+    assert_clean_error(&zonelab(&["reproduce", "mu-rmw", "--traces", "/nonexistent/msr", "--scale", "0.01"]), &["/nonexistent/msr/rsrch_0.csv"]);
+}

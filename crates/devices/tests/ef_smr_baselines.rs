@@ -1,5 +1,5 @@
 //! The EF-SMR disk's baseline STLs, Skylight and PORE (MU-RMW §II): data round-trip
-//! through cleanings, what a cleaning write-backs (one RMW per associated band for
+//! through cleanings, what a cleaning writes back (one RMW per associated band for
 //! Skylight, only OPEN bands for PORE), the mapping's RAM size, determinism.
 //!
 //! Devices are `profiles/ef-smr.toml` shrunk for speed: 1 MiB bands (256 sectors),

@@ -280,7 +280,7 @@ impl DiskGeometry {
     /// streaming: a head switch, or a cylinder switch into the next cylinder.
     #[inline]
     pub fn switch_after_ns(&self, track: u64) -> Ns {
-        if (track + 1) % self.heads == 0 {
+        if (track + 1).is_multiple_of(self.heads) {
             self.cylinder_switch_ns
         } else {
             self.head_switch_ns

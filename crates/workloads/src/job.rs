@@ -150,7 +150,7 @@ impl JobSpec {
     pub fn streams(&self, device: &dyn Device, rngs: &zonelab_engine::RngStreams) -> Result<Vec<JobStream>, JobError> {
         let info = device.info();
         let bb = info.block_bytes as u64;
-        if self.block_size_bytes == 0 || self.block_size_bytes % bb != 0 {
+        if self.block_size_bytes == 0 || !self.block_size_bytes.is_multiple_of(bb) {
             return Err(bad("bs", self.block_size_bytes, format!("must be a positive multiple of the device's {bb}-byte block")));
         }
         if self.block_size_bytes > u32::MAX as u64 * bb {
@@ -165,7 +165,7 @@ impl JobSpec {
         if self.rwmixread_percent > 100 {
             return Err(bad("rwmixread", self.rwmixread_percent, "must be in 0..=100"));
         }
-        if self.offset_bytes % bb != 0 {
+        if !self.offset_bytes.is_multiple_of(bb) {
             return Err(bad("offset", self.offset_bytes, format!("must be a multiple of the device's {bb}-byte block")));
         }
         let capacity = info.capacity_bytes();

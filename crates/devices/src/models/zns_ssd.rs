@@ -106,13 +106,13 @@ impl ZnsSsd {
         let f = &p.flash;
         f.validate(&v)?;
         let dies = f.dies();
-        v.check("zones.zone_stripe_dies", z.zone_stripe_dies, z.zone_stripe_dies >= 1 && dies % z.zone_stripe_dies == 0, &format!("a divisor of the {dies} dies"))?;
+        v.check("zones.zone_stripe_dies", z.zone_stripe_dies, z.zone_stripe_dies >= 1 && dies.is_multiple_of(z.zone_stripe_dies), &format!("a divisor of the {dies} dies"))?;
         let c = &p.controller;
         c.validate(&v)?;
 
         let geometry = f.geometry(1);
         let unit_bytes = geometry.program_unit_bytes();
-        v.check("flash.page_kib", f.page_kib, (f.page_kib as u64 * KIB) % z.block_bytes as u64 == 0, "a page that is a whole number of blocks")?;
+        v.check("flash.page_kib", f.page_kib, (f.page_kib as u64 * KIB).is_multiple_of(z.block_bytes as u64), "a page that is a whole number of blocks")?;
         let block_bytes = z.block_bytes as u64;
         let layout = ZoneLayout {
             zone_count: z.zone_count,

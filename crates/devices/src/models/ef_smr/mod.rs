@@ -132,16 +132,16 @@ impl EfSmr {
         }
         v.range("flash_cache.blocks", f.blocks, 4, 1 << 20)?;
         v.range("flash_cache.pages_per_block", f.pages_per_block, 1, 4096)?;
-        v.check("flash_cache.oob_bytes", f.oob_bytes, f.oob_bytes >= 8 && f.oob_bytes % 4 == 0 && f.oob_bytes <= 64 * 1024, "a multiple of 4 in 8..=65536")?;
+        v.check("flash_cache.oob_bytes", f.oob_bytes, f.oob_bytes >= 8 && f.oob_bytes.is_multiple_of(4) && f.oob_bytes <= 64 * 1024, "a multiple of 4 in 8..=65536")?;
         v.range("flash_cache.read_ms", f.read_ms, 0.001, 100.0)?;
         v.range("flash_cache.program_ms", f.program_ms, 0.001, 100.0)?;
         v.range("flash_cache.erase_ms", f.erase_ms, 0.001, 1000.0)?;
         let band_sectors = (band_bytes / b.sector_bytes as u64) as u32;
         let oob_slots = f.oob_bytes / 4;
-        v.check("flash_cache.oob_bytes", f.oob_bytes, band_sectors % oob_slots == 0, &format!("a size whose 4-byte slots divide the {band_sectors} sectors of a band"))?;
+        v.check("flash_cache.oob_bytes", f.oob_bytes, band_sectors.is_multiple_of(oob_slots), &format!("a size whose 4-byte slots divide the {band_sectors} sectors of a band"))?;
         let s = &p.stl;
         v.range("stl.skylight_pc_zones", s.skylight_pc_zones, 1, f.blocks / 2)?;
-        v.check("stl.skylight_pc_zones", s.skylight_pc_zones, f.blocks % s.skylight_pc_zones == 0, &format!("a divisor of the {} flash blocks", f.blocks))?;
+        v.check("stl.skylight_pc_zones", s.skylight_pc_zones, f.blocks.is_multiple_of(s.skylight_pc_zones), &format!("a divisor of the {} flash blocks", f.blocks))?;
         v.range("stl.pore_open_bands", s.pore_open_bands, 1, b.band_count)?;
 
         let flash = FlashCache::new(FlashCacheParams {

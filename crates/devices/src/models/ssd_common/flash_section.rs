@@ -40,7 +40,7 @@ impl FlashSection {
         v.check(
             "flash.pages_per_block",
             self.pages_per_block,
-            self.pages_per_block >= bits && self.pages_per_block % bits == 0 && self.pages_per_block <= 1 << 16,
+            self.pages_per_block >= bits && self.pages_per_block.is_multiple_of(bits) && self.pages_per_block <= 1 << 16,
             &format!("a multiple of {bits} (pages per one-shot program of {:?} cells) in {bits}..=65536", self.cell_type),
         )?;
         v.range("flash.read_us", self.read_us, 0.1, 10_000.0)?;
