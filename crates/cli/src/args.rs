@@ -21,7 +21,7 @@ pub enum Cmd {
     Replay(ReplayArgs),
     /// Reproduce a paper's experiments and compare with its claims.
     Reproduce(ReproduceArgs),
-    /// Generate a look-alike of an MSR Cambridge trace (MU-RMW Table I).
+    /// Generate a look-alike of an MSR Cambridge trace (MU-RMW Table I) or a Pangu node (MIOS Table 1).
     SynthTrace(SynthArgs),
 }
 

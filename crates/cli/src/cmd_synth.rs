@@ -1,14 +1,16 @@
 //! `zonelab synth-trace`: writes a look-alike trace with the published
-//! characteristics of an MSR Cambridge trace (MU-RMW Table I) as plain CSV
-//! (`time_ns,op,offset_bytes,size_bytes`), replayable with `--format csv`.
+//! characteristics of an MSR Cambridge trace (MU-RMW Table I) or a Pangu node
+//! (MIOS Table 1) as plain CSV (`time_ns,op,offset_bytes,size_bytes`), replayable
+//! with `--format csv`.
 
 use crate::args::SynthArgs;
 use crate::table;
 use crate::units::parse_size;
 use std::io::Write;
 use zonelab_engine::RngStreams;
+use zonelab_workloads::pangu::{find_node, PanguTrace, PANGU_TABLE_1};
 use zonelab_workloads::synth::{find_profile, SynthTrace, MSR_TABLE_I};
-use zonelab_workloads::trace::CSV_HEADER;
+use zonelab_workloads::trace::{TraceRecord, CSV_HEADER};
 
 pub fn run(a: SynthArgs) -> Result<(), String> {
     if a.list {
@@ -17,13 +19,18 @@ pub fn run(a: SynthArgs) -> Result<(), String> {
             .map(|p| vec![p.name.to_string(), p.written_gb.to_string(), p.read_gb.to_string(), format!("{:.2}%", p.write_ratio * 100.0), format!("{:.2}%", p.update_ratio * 100.0)])
             .collect();
         print!("{}", table::render(&["trace", "written GB", "read GB", "write ratio", "update ratio"], &rows));
+        let rows: Vec<Vec<String>> = PANGU_TABLE_1
+            .iter()
+            .map(|n| vec![n.name.to_string(), n.duration_min.to_string(), n.avg_request_kb.to_string(), n.avg_krps.to_string(), n.peak_krps.to_string()])
+            .collect();
+        println!("\nPangu nodes (MIOS Table 1):");
+        print!("{}", table::render(&["trace", "minutes", "avg request KB", "avg KRPS", "peak KRPS"], &rows));
         return Ok(());
     }
     let Some(name) = a.like.as_deref() else {
         return Err("synth-trace needs --like <trace> (see --list)".to_string());
     };
-    let known = || MSR_TABLE_I.iter().map(|p| p.name).collect::<Vec<_>>().join(", ");
-    let profile = *find_profile(name).ok_or_else(|| format!("--like: unknown trace `{name}` (known: {})", known()))?;
+    let known = || MSR_TABLE_I.iter().map(|p| p.name).chain(PANGU_TABLE_1.iter().map(|n| n.name)).collect::<Vec<_>>().join(", ");
     if !(a.scale.is_finite() && a.scale > 0.0 && a.scale <= 10.0) {
         return Err(format!("--scale {} is out of range (0 < scale <= 10)", a.scale));
     }
@@ -31,27 +38,50 @@ pub fn run(a: SynthArgs) -> Result<(), String> {
     if capacity < 64 << 20 {
         return Err(format!("--capacity {capacity} bytes is too small (at least 64 MiB)"));
     }
-    let mut trace = SynthTrace::new(profile, a.scale, capacity, RngStreams::new(a.seed).stream("synth-trace"));
+    let rng = RngStreams::new(a.seed).stream("synth-trace");
+    let (source, mut records, summary): (&str, Box<dyn Iterator<Item = TraceRecord>>, Box<dyn Fn() -> String>);
+    if let Some(p) = find_profile(name) {
+        let trace = std::rc::Rc::new(std::cell::RefCell::new(SynthTrace::new(*p, a.scale, capacity, rng)));
+        let t2 = trace.clone();
+        source = "MSR Cambridge (MU-RMW Table I)";
+        records = Box::new(std::iter::from_fn(move || trace.borrow_mut().next()));
+        summary = Box::new(move || {
+            let s = t2.borrow().summary;
+            format!("{} requests, {:.3} GB written, {:.3} GB read, write ratio {:.2}%, update ratio {:.2}%", s.requests, s.written_bytes as f64 / 1e9, s.read_bytes as f64 / 1e9, s.write_ratio() * 100.0, s.update_ratio() * 100.0)
+        });
+    } else if let Some(n) = find_node(name) {
+        let trace = std::rc::Rc::new(std::cell::RefCell::new(PanguTrace::new(*n, a.scale, capacity, rng)));
+        let t2 = trace.clone();
+        source = "Pangu node (MIOS Table 1)";
+        records = Box::new(std::iter::from_fn(move || trace.borrow_mut().next()));
+        summary = Box::new(move || {
+            let s = t2.borrow().summary;
+            format!(
+                "{} requests over {:.1} s, {:.3} GB written, {:.3} GB read, {:.1}% writes, {:.1}% of writes <= 10 KiB, peak {} req/s",
+                s.requests,
+                s.span_ns as f64 / 1e9,
+                s.written_bytes as f64 / 1e9,
+                s.read_bytes as f64 / 1e9,
+                s.writes as f64 * 100.0 / s.requests.max(1) as f64,
+                s.small_writes as f64 * 100.0 / s.writes.max(1) as f64,
+                s.peak_rps
+            )
+        });
+    } else {
+        return Err(format!("--like: unknown trace `{name}` (known: {})", known()));
+    }
     let sink: Box<dyn Write> = match &a.out {
         Some(p) => Box::new(std::fs::File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?),
         None => Box::new(std::io::stdout().lock()),
     };
     let mut w = std::io::BufWriter::new(sink);
     let io = |e: std::io::Error| format!("cannot write the trace: {e}");
-    writeln!(w, "# look-alike of MSR Cambridge {name} (MU-RMW Table I), scale {}, seed {}, capacity {capacity} bytes", a.scale, a.seed).map_err(io)?;
+    writeln!(w, "# look-alike of {source} {name}, scale {}, seed {}, capacity {capacity} bytes", a.scale, a.seed).map_err(io)?;
     writeln!(w, "{CSV_HEADER}").map_err(io)?;
-    for r in trace.by_ref() {
+    for r in records.by_ref() {
         r.write_csv(&mut w).map_err(io)?;
     }
     w.flush().map_err(io)?;
-    let s = trace.summary;
-    eprintln!(
-        "{name}: {} requests, {:.3} GB written, {:.3} GB read, write ratio {:.2}%, update ratio {:.2}%",
-        s.requests,
-        s.written_bytes as f64 / 1e9,
-        s.read_bytes as f64 / 1e9,
-        s.write_ratio() * 100.0,
-        s.update_ratio() * 100.0
-    );
+    eprintln!("{name}: {}", summary());
     Ok(())
 }

@@ -193,7 +193,10 @@ fn synth_trace_writes_a_replayable_look_alike() {
     zonelab(&["synth-trace", "--like", "rsrch_0", "--scale", "0.0005", "--capacity", "1g", "--out", again.to_str().unwrap()]);
     assert_eq!(text, std::fs::read_to_string(&again).unwrap(), "same seed, same trace");
     let list = zonelab(&["synth-trace", "--list"]);
-    assert!(stdout(&list).contains("stg_1") && stdout(&list).contains("99.92%"));
+    assert!(stdout(&list).contains("stg_1") && stdout(&list).contains("99.92%") && stdout(&list).contains("pangu_d"));
+    let pangu = dir.path().join("pangu_c.csv");
+    let o = zonelab(&["synth-trace", "--like", "pangu_c", "--scale", "0.002", "--capacity", "64g", "--out", pangu.to_str().unwrap()]);
+    assert!(o.status.success() && stderr(&o).contains("of writes <= 10 KiB"), "{}", stderr(&o));
     let r = zonelab(&["replay", "--device", "ssd-conventional", "--trace", out.to_str().unwrap(), "--format", "csv", "--json"]);
     assert!(r.status.success(), "{}", stderr(&r));
 }

@@ -2,6 +2,8 @@
 //!
 //! - [`job`]: fio-like synthetic jobs (sequential/random reads, writes, mixes;
 //!   zone-aware writes on zoned devices).
+//! - [`pangu`]: Pangu-like traces with the published characteristics of MIOS
+//!   Table 1 (the real traces are private).
 //! - [`synth`]: look-alike traces with the published characteristics of the MSR
 //!   Cambridge traces (MU-RMW Table I).
 //! - [`trace`]: streaming readers for recorded block traces (MSR Cambridge / SNIA
@@ -10,5 +12,6 @@
 //!   [`trace::TraceRecord`] type.
 
 pub mod job;
+pub mod pangu;
 pub mod synth;
 pub mod trace;
