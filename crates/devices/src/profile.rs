@@ -14,6 +14,8 @@ pub const BUILTIN_PROFILES: &[(&str, &str)] = &[
     ("zn540", include_str!("../../../profiles/zn540.toml")),
     ("ssd-conventional", include_str!("../../../profiles/ssd-conventional.toml")),
     ("ef-smr", include_str!("../../../profiles/ef-smr.toml")),
+    ("ssd-960evo", include_str!("../../../profiles/ssd-960evo.toml")),
+    ("ssd-660p", include_str!("../../../profiles/ssd-660p.toml")),
     ("st14000nm0007", include_str!("../../../profiles/st14000nm0007.toml")),
     ("wd100efax", include_str!("../../../profiles/wd100efax.toml")),
 
