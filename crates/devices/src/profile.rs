@@ -18,8 +18,10 @@ pub const BUILTIN_PROFILES: &[(&str, &str)] = &[
     ("ssd-660p", include_str!("../../../profiles/ssd-660p.toml")),
     ("st14000nm0007", include_str!("../../../profiles/st14000nm0007.toml")),
     ("wd100efax", include_str!("../../../profiles/wd100efax.toml")),
-
-
+    ("wd8004fryz", include_str!("../../../profiles/wd8004fryz.toml")),
+    ("wd40ezrz", include_str!("../../../profiles/wd40ezrz.toml")),
+    ("st8000dm004", include_str!("../../../profiles/st8000dm004.toml")),
+    ("st4000dm004", include_str!("../../../profiles/st4000dm004.toml")),
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

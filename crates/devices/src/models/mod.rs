@@ -8,6 +8,7 @@ pub mod cmr_hdd;
 pub mod ef_smr;
 pub mod ftl_ssd;
 pub mod hdd;
+pub mod hdd_write_cache;
 pub mod hm_smr_hdd;
 pub mod ssd_common;
 pub mod zns_ssd;

@@ -1,0 +1,483 @@
+//! The DRAM write buffer of a conventional disk: BCW/MIOS §3's buffered writes
+//! (fast / mid / slow, Fig. 1, 3, 4), as a mechanism on top of [`HddCore`].
+//!
+//! Only part of a drive's DRAM buffers writes (§3.1: 16 MB on the WD 10 TB and the
+//! Seagate 8 TB, 4 MB on the WD 8 TB and the Seagate 4 TB, 2 MB on the WD 4 TB).
+//! The model:
+//!
+//! - **Acceptance.** A write is cut into segments of at most [`SEGMENT_BYTES`].
+//!   Each segment needs that much room in the buffer; once it has room, it moves
+//!   over the host interface (`interface_mb_s`). The host sees the completion when
+//!   the last segment is in the buffer, after the controller's per-command
+//!   overhead (`controller.command_us`), which overlaps any wait for room.
+//!   Writes are accepted in arrival order (one interface).
+//! - **Flushing.** Nothing goes to the platters while the buffer has room (§4.2:
+//!   "when ADW does not reach W_f, the physical disk operation is not yet
+//!   triggered"). The first write that finds the buffer full starts a flush
+//!   batch: the oldest buffered data, up to `flush_batch_mib`, in LBA order. A
+//!   batch costs `flush_setup_ms` of firmware time and is then written through the
+//!   disk mechanics, one media access per segment, so it occupies the actuator
+//!   (reads queue behind it) and positions, rotates and streams as the mechanics
+//!   say. A segment's room is released when its data is on the platter.
+//! - **Missed revolution.** A batch that continues exactly where the platter last
+//!   wrote has missed the next sector (the firmware took longer than a sector to
+//!   start it), so it waits for the sector to come round again: one revolution.
+//!   The mechanics would treat a restart within a revolution as an unbroken
+//!   stream (their stand-in for a write cache, which this model now is), so the
+//!   batch first re-reads the last block written — a one-block access that,
+//!   through the mechanics, ends exactly when the next sector passes the head. It
+//!   is counted among the mechanics' accesses (and its wait as rotational wait),
+//!   not as media bytes. A batch that starts later than that (after an idle
+//!   spell, or behind a read) positions through the mechanics as usual.
+//! - **The staircase emerges.** After a sync the buffer is empty: writes are fast
+//!   (F: command overhead + interface transfer) until `buffer_mib` is used. The
+//!   next write finds no room and waits for a batch's setup, positioning and its
+//!   own size on the platter (S). While the batch drains, each write waits for
+//!   its size to be written, i.e. writes are accepted at the media rate (M). When
+//!   the batch is done the buffer is full again and the next batch's start gives
+//!   the next S: F…F S M…M S M…M, with `flush_batch_mib` (W_m) per S+M cycle.
+//!   Mid writes need a host that writes faster than the platter drains (at QD1
+//!   on the WD 10 TB: 16 KiB writes and up); slower streams see F…F S F…F S.
+//! - **Idle drain.** When no write has completed for `idle_flush_ms`, the drive
+//!   flushes everything in the background, batch after batch; a new write stops
+//!   the drain after the batch in progress (§3.1: "after an idle period, the HDD
+//!   buffer may become empty implicitly").
+//! - **Sync** (`Command::Flush`): every buffered byte is flushed in batches; the
+//!   command completes when the last one is on the platter.
+//! - **Reads** of a range held entirely in the buffer are served from it
+//!   (command overhead + interface transfer); any other read goes to the
+//!   mechanics, behind flushes already under way.
+
+use super::hdd::HddCore;
+use crate::profile::{ProfileError, Validator};
+use serde::Deserialize;
+use std::collections::VecDeque;
+use zonelab_engine::{ms_to_ns, transfer_ns, Ns, KIB, MIB};
+
+/// Largest unit the buffer accepts and flushes at once (one media access per
+/// segment). Assumption: a typical DRAM-buffer segment; large host writes are
+/// accepted piecewise as room frees, as a SATA drive paces DMA data.
+pub const SEGMENT_BYTES: u64 = 64 * KIB;
+
+/// `[cache]` profile section of a conventional disk.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheSection {
+    /// `false`: writes go straight to the media (write-through).
+    pub enabled: bool,
+    /// DRAM usable for buffering writes (MiB).
+    pub buffer_mib: f64,
+    /// Data written to the platters per flush batch (MiB).
+    pub flush_batch_mib: f64,
+    /// Firmware time to start a batch (ms).
+    pub flush_setup_ms: f64,
+    /// Host interface rate into the buffer (MB/s, 10^6 bytes).
+    pub interface_mb_s: f64,
+    /// Time without writes after which the buffer drains in the background (ms).
+    pub idle_flush_ms: f64,
+}
+
+/// Validated cache parameters in base units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteCacheParams {
+    pub buffer_bytes: u64,
+    pub batch_bytes: u64,
+    pub setup_ns: Ns,
+    pub interface_bytes_per_s: u64,
+    pub idle_flush_ns: Ns,
+}
+
+impl CacheSection {
+    /// Range-checks the section; `None` when the cache is disabled (the other
+    /// values are checked all the same, so a disabled section stays valid when
+    /// switched on).
+    pub fn validate(&self, v: &Validator<'_>, block_bytes: u32) -> Result<Option<WriteCacheParams>, ProfileError> {
+        for (field, value) in [
+            ("cache.buffer_mib", self.buffer_mib),
+            ("cache.flush_batch_mib", self.flush_batch_mib),
+            ("cache.flush_setup_ms", self.flush_setup_ms),
+            ("cache.interface_mb_s", self.interface_mb_s),
+            ("cache.idle_flush_ms", self.idle_flush_ms),
+        ] {
+            // NaN passes every comparison; reject it by name first.
+            v.check(field, value, value.is_finite(), "a finite number")?;
+        }
+        let min_mib = SEGMENT_BYTES as f64 / MIB as f64;
+        // Up to 1 GiB: more DRAM than any disk carries.
+        v.range("cache.buffer_mib", self.buffer_mib, min_mib, 1024.0)?;
+        v.range("cache.flush_batch_mib", self.flush_batch_mib, min_mib, self.buffer_mib)?;
+        v.range("cache.flush_setup_ms", self.flush_setup_ms, 0.0, 100.0)?;
+        // Up to a 24 Gb/s SAS link.
+        v.range("cache.interface_mb_s", self.interface_mb_s, 1.0, 2_400.0)?;
+        v.range("cache.idle_flush_ms", self.idle_flush_ms, 0.0, 600_000.0)?;
+        if !self.enabled {
+            return Ok(None);
+        }
+        let bb = block_bytes as u64;
+        let bytes = |mib: f64| ((mib * MIB as f64).round() as u64 / bb * bb).max(SEGMENT_BYTES);
+        Ok(Some(WriteCacheParams {
+            buffer_bytes: bytes(self.buffer_mib),
+            batch_bytes: bytes(self.flush_batch_mib),
+            setup_ns: ms_to_ns(self.flush_setup_ms),
+            interface_bytes_per_s: (self.interface_mb_s * 1e6).round() as u64,
+            idle_flush_ns: ms_to_ns(self.idle_flush_ms),
+        }))
+    }
+}
+
+/// Buffered data not yet handed to the mechanics.
+#[derive(Debug, Clone, Copy)]
+struct Dirty {
+    lba: u64,
+    blocks: u32,
+    bytes: u64,
+    /// When the data is entirely in the buffer (end of its interface transfer).
+    ready_ns: Ns,
+}
+
+/// Data of a batch: in the buffer until `released_ns`, when it is on the platter.
+#[derive(Debug, Clone, Copy)]
+struct Flushing {
+    lba: u64,
+    blocks: u32,
+    bytes: u64,
+    released_ns: Ns,
+}
+
+/// Where the last media write of a flush ended, to detect a batch that continues
+/// it: (end offset in bytes, when its last byte passed the head, the mechanics'
+/// access count right after it).
+#[derive(Debug, Clone, Copy)]
+struct StreamEnd {
+    end_offset: u64,
+    media_done_ns: Ns,
+    accesses: u64,
+}
+
+/// How a write got its room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum WriteKind {
+    /// Room on arrival.
+    Fast,
+    /// Waited for room freed by a batch already under way.
+    Throttled,
+    /// Waited for a new batch to start.
+    Blocked,
+}
+
+/// What the cache did (reported in [`crate::DeviceStats::counters`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheCounters {
+    /// Writes acknowledged from the buffer.
+    pub buffered_writes: u64,
+    /// … of which found room at once.
+    pub fast_writes: u64,
+    /// … of which waited for room from a batch under way.
+    pub throttled_writes: u64,
+    /// … of which waited for a new batch to start.
+    pub blocked_writes: u64,
+    pub flush_batches: u64,
+    pub flushed_bytes: u64,
+    /// Flush commands that had to wait for buffered data to reach the platters.
+    pub syncs: u64,
+    pub idle_drains: u64,
+    pub read_hits: u64,
+    pub read_hit_bytes: u64,
+    /// Batches that had to wait for their first sector to come round.
+    pub missed_revolutions: u64,
+}
+
+/// A disk's write buffer. Drive it with non-decreasing `now_ns`.
+#[derive(Debug, Clone)]
+pub struct HddWriteCache {
+    p: WriteCacheParams,
+    block_bytes: u64,
+    dirty: VecDeque<Dirty>,
+    dirty_bytes: u64,
+    /// In release order (release times never decrease).
+    flushing: VecDeque<Flushing>,
+    flushing_bytes: u64,
+    /// When the last scheduled batch is on the platter.
+    flush_busy_until_ns: Ns,
+    /// The interface is busy moving write data until then.
+    interface_free_ns: Ns,
+    last_write_done_ns: Ns,
+    /// An idle drain is under way.
+    draining: bool,
+    stream_end: Option<StreamEnd>,
+    counters: CacheCounters,
+    scratch: Vec<Dirty>,
+    spans: Vec<(u64, u64)>,
+}
+
+impl HddWriteCache {
+    pub fn new(p: WriteCacheParams, block_bytes: u32) -> Self {
+        assert!(p.buffer_bytes >= SEGMENT_BYTES && p.batch_bytes >= SEGMENT_BYTES && p.interface_bytes_per_s > 0);
+        Self {
+            p,
+            block_bytes: block_bytes as u64,
+            dirty: VecDeque::new(),
+            dirty_bytes: 0,
+            flushing: VecDeque::new(),
+            flushing_bytes: 0,
+            flush_busy_until_ns: 0,
+            interface_free_ns: 0,
+            last_write_done_ns: 0,
+            draining: false,
+            stream_end: None,
+            counters: CacheCounters::default(),
+            scratch: Vec::new(),
+            spans: Vec::new(),
+        }
+    }
+
+    pub fn params(&self) -> &WriteCacheParams {
+        &self.p
+    }
+
+    pub fn counters(&self) -> CacheCounters {
+        self.counters
+    }
+
+    /// Bytes in the buffer at `t_ns` (not before the last submitted command; as
+    /// far as that command brought the cache up to date).
+    pub fn occupancy_bytes(&self, t_ns: Ns) -> u64 {
+        self.dirty_bytes + self.flushing.iter().filter(|f| f.released_ns > t_ns).map(|f| f.bytes).sum::<u64>()
+    }
+
+    /// A host write of `blocks` at `lba` arriving at `now_ns`; returns when the
+    /// host sees it complete.
+    pub fn write(&mut self, core: &mut HddCore, now_ns: Ns, lba: u64, blocks: u32) -> Ns {
+        self.advance(core, now_ns);
+        // Host activity ends an idle drain (the batch under way completes).
+        self.draining = false;
+        let seg_blocks = (SEGMENT_BYTES / self.block_bytes) as u32;
+        let mut cursor = (now_ns + core.command_ns).max(self.interface_free_ns);
+        let mut kind = WriteKind::Fast;
+        let mut done_blocks = 0;
+        while done_blocks < blocks {
+            let n = seg_blocks.min(blocks - done_blocks);
+            let bytes = n as u64 * self.block_bytes;
+            let (room_ns, new_batch) = self.room_at(core, bytes, cursor);
+            if room_ns > cursor {
+                kind = kind.max(if new_batch { WriteKind::Blocked } else { WriteKind::Throttled });
+            }
+            cursor = room_ns + transfer_ns(bytes, self.p.interface_bytes_per_s);
+            self.dirty.push_back(Dirty { lba: lba + done_blocks as u64, blocks: n, bytes, ready_ns: cursor });
+            self.dirty_bytes += bytes;
+            done_blocks += n;
+        }
+        self.interface_free_ns = cursor;
+        self.last_write_done_ns = cursor;
+        let c = &mut self.counters;
+        c.buffered_writes += 1;
+        match kind {
+            WriteKind::Fast => c.fast_writes += 1,
+            WriteKind::Throttled => c.throttled_writes += 1,
+            WriteKind::Blocked => c.blocked_writes += 1,
+        }
+        debug_assert!(self.dirty_bytes <= self.p.buffer_bytes);
+        cursor
+    }
+
+    /// Flush (sync) arriving at `now_ns`: writes every buffered byte to the
+    /// platters; returns when the last one is there.
+    pub fn sync(&mut self, core: &mut HddCore, now_ns: Ns) -> Ns {
+        self.advance(core, now_ns);
+        let t = now_ns + core.command_ns;
+        while let Some(front) = self.dirty.front() {
+            let start = t.max(self.flush_busy_until_ns).max(front.ready_ns);
+            self.schedule_batch(core, start);
+        }
+        let done = t.max(self.flush_busy_until_ns);
+        if done > t {
+            self.counters.syncs += 1;
+        }
+        done
+    }
+
+    /// A read arriving at `now_ns` (brings the cache up to then first):
+    /// `Some(completion)` when the whole range is in the buffer, `None` when it
+    /// must go to the media.
+    pub fn read_hit(&mut self, core: &mut HddCore, now_ns: Ns, lba: u64, blocks: u32) -> Option<Ns> {
+        self.advance(core, now_ns);
+        if !self.covers(now_ns, lba, blocks) {
+            return None;
+        }
+        let bytes = blocks as u64 * self.block_bytes;
+        self.counters.read_hits += 1;
+        self.counters.read_hit_bytes += bytes;
+        Some(now_ns + core.command_ns + transfer_ns(bytes, self.p.interface_bytes_per_s))
+    }
+
+    /// Brings the cache up to `now_ns`: forgets data that reached the platters
+    /// and starts the background batches (idle drain) due by then.
+    pub fn advance(&mut self, core: &mut HddCore, now_ns: Ns) {
+        while let Some(front) = self.dirty.front() {
+            let start = if self.draining {
+                self.flush_busy_until_ns.max(front.ready_ns)
+            } else {
+                (self.last_write_done_ns + self.p.idle_flush_ns).max(self.flush_busy_until_ns).max(front.ready_ns)
+            };
+            if start > now_ns {
+                break;
+            }
+            if !self.draining {
+                self.draining = true;
+                self.counters.idle_drains += 1;
+            }
+            self.schedule_batch(core, start);
+        }
+        if self.dirty.is_empty() {
+            self.draining = false;
+        }
+        while let Some(f) = self.flushing.front() {
+            if f.released_ns > now_ns {
+                break;
+            }
+            self.flushing_bytes -= f.bytes;
+            self.flushing.pop_front();
+        }
+    }
+
+    /// When `need` bytes of room are free, looking from `from_ns` (≥ the last
+    /// `advance`), starting batches as needed; also whether a batch was started.
+    fn room_at(&mut self, core: &mut HddCore, need: u64, from_ns: Ns) -> (Ns, bool) {
+        debug_assert!(need <= self.p.buffer_bytes);
+        let mut started = false;
+        loop {
+            // Bytes still in the buffer at `from_ns`; `flushing` is in release order.
+            let released_by_from: u64 = self.flushing.iter().take_while(|f| f.released_ns <= from_ns).map(|f| f.bytes).sum();
+            let occupied = self.dirty_bytes + self.flushing_bytes - released_by_from;
+            if occupied + need <= self.p.buffer_bytes {
+                return (from_ns, started);
+            }
+            let mut excess = occupied + need - self.p.buffer_bytes;
+            for f in self.flushing.iter().skip_while(|f| f.released_ns <= from_ns) {
+                if f.bytes >= excess {
+                    return (f.released_ns, started);
+                }
+                excess -= f.bytes;
+            }
+            // What is under way does not free enough: start the next batch.
+            let Some(front) = self.dirty.front() else {
+                // Unreachable: the buffer holds more than `capacity − need`,
+                // so either batches or buffered data account for it.
+                debug_assert!(false, "write cache: no room and nothing to flush");
+                return (from_ns.max(self.flush_busy_until_ns), started);
+            };
+            let start = from_ns.max(self.flush_busy_until_ns).max(front.ready_ns);
+            self.schedule_batch(core, start);
+            started = true;
+        }
+    }
+
+    /// Starts a batch at `start_ns` (the flush engine is free and the oldest
+    /// buffered segment is in the buffer by then): the oldest data up to the batch
+    /// size, written in LBA order through the mechanics.
+    fn schedule_batch(&mut self, core: &mut HddCore, start_ns: Ns) {
+        let mut batch = std::mem::take(&mut self.scratch);
+        batch.clear();
+        let mut bytes = 0;
+        while let Some(&d) = self.dirty.front() {
+            let fits = batch.is_empty() || bytes + d.bytes <= self.p.batch_bytes;
+            if d.ready_ns > start_ns || !fits {
+                break;
+            }
+            batch.push(d);
+            bytes += d.bytes;
+            self.dirty.pop_front();
+        }
+        assert!(!batch.is_empty(), "write cache: a batch was started with nothing to write");
+        self.dirty_bytes -= bytes;
+        // Stable: overlapping rewrites keep their order.
+        batch.sort_by_key(|d| d.lba);
+        let ready = start_ns + self.p.setup_ns;
+        let rotation = core.mech.geometry().rotation_ns();
+        let bb = self.block_bytes;
+        let mut last_done = self.flush_busy_until_ns;
+        for (i, d) in batch.iter().enumerate() {
+            let offset = d.lba * bb;
+            let mut at = ready;
+            if i == 0 {
+                if let Some(s) = self.stream_end {
+                    let continues = s.end_offset == offset
+                        && s.accesses == core.mech.counters().accesses
+                        && ready + core.command_ns <= s.media_done_ns + rotation;
+                    if continues {
+                        // Missed revolution: see the module docs.
+                        let verify = core.mech.access(ready, offset - bb, bb);
+                        at = verify.done_ns;
+                        self.counters.missed_revolutions += 1;
+                    }
+                }
+            }
+            // `write_media` adds the controller's command overhead: the firmware's
+            // cost per media command.
+            let done = core.write_media(at, d.lba, d.blocks);
+            debug_assert!(done >= last_done);
+            last_done = done;
+            self.flushing.push_back(Flushing { lba: d.lba, blocks: d.blocks, bytes: d.bytes, released_ns: done });
+            self.flushing_bytes += d.bytes;
+            self.stream_end =
+                Some(StreamEnd { end_offset: offset + d.bytes, media_done_ns: done, accesses: core.mech.counters().accesses });
+        }
+        self.flush_busy_until_ns = last_done;
+        self.counters.flush_batches += 1;
+        self.counters.flushed_bytes += bytes;
+        self.scratch = batch;
+    }
+
+    /// Whether `[lba, lba + blocks)` is entirely in the buffer at `t_ns`.
+    fn covers(&mut self, t_ns: Ns, lba: u64, blocks: u32) -> bool {
+        if self.dirty.is_empty() && self.flushing.is_empty() {
+            return false;
+        }
+        let (lo, hi) = (lba, lba + blocks as u64);
+        let mut spans = std::mem::take(&mut self.spans);
+        spans.clear();
+        let held = self
+            .dirty
+            .iter()
+            .map(|d| (d.lba, d.blocks))
+            .chain(self.flushing.iter().filter(|f| f.released_ns > t_ns).map(|f| (f.lba, f.blocks)));
+        for (s_lba, s_blocks) in held {
+            let (s, e) = (s_lba, s_lba + s_blocks as u64);
+            if s < hi && e > lo {
+                spans.push((s.max(lo), e.min(hi)));
+            }
+        }
+        spans.sort_unstable();
+        let mut reached = lo;
+        for &(s, e) in &spans {
+            if s > reached {
+                break;
+            }
+            reached = reached.max(e);
+        }
+        self.spans = spans;
+        reached >= hi
+    }
+
+    /// Adds the cache's counters (prefixed `cache_`) and its occupancy at
+    /// `elapsed_ns` to `counters` (as far as the last command brought the cache
+    /// up to date: an idle drain due later starts at the next command).
+    pub fn report(&self, elapsed_ns: Ns, counters: &mut std::collections::BTreeMap<String, u64>) {
+        let c = &self.counters;
+        for (name, value) in [
+            ("cache_buffered_writes", c.buffered_writes),
+            ("cache_fast_writes", c.fast_writes),
+            ("cache_throttled_writes", c.throttled_writes),
+            ("cache_blocked_writes", c.blocked_writes),
+            ("cache_flush_batches", c.flush_batches),
+            ("cache_flushed_bytes", c.flushed_bytes),
+            ("cache_syncs", c.syncs),
+            ("cache_idle_drains", c.idle_drains),
+            ("cache_read_hits", c.read_hits),
+            ("cache_missed_revolutions", c.missed_revolutions),
+            ("cache_occupancy_bytes", self.occupancy_bytes(elapsed_ns)),
+        ] {
+            counters.insert(name.into(), value);
+        }
+    }
+}
