@@ -23,6 +23,27 @@ pub enum Cmd {
     Reproduce(ReproduceArgs),
     /// Generate a look-alike of an MSR Cambridge trace (MU-RMW Table I) or a Pangu node (MIOS Table 1).
     SynthTrace(SynthArgs),
+    /// Profile a disk's buffered writes (BCW/MIOS §3): L_f/L_m/L_s, W_f/W_m, T_f/T_m.
+    ProfileHdd(ProfileHddArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ProfileHddArgs {
+    /// Built-in profile name or path to a profile .toml.
+    #[arg(long)]
+    pub device: String,
+    /// Size of every write (a multiple of the device's block size, e.g. 64KiB).
+    #[arg(long)]
+    pub size: String,
+    /// Bytes to write after the sync (rounded down to whole writes).
+    #[arg(long, default_value = "64MiB")]
+    pub total: String,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Directory for latency.csv and latency.svg (the per-write latency series).
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -5,6 +5,7 @@
 mod args;
 mod cmd_bench;
 mod cmd_devices;
+mod cmd_profile_hdd;
 mod cmd_replay;
 mod cmd_reproduce;
 mod cmd_synth;
@@ -35,6 +36,7 @@ fn main() {
         args::Cmd::Replay(a) => cmd_replay::run(a),
         args::Cmd::Reproduce(a) => cmd_reproduce::run(a),
         args::Cmd::SynthTrace(a) => cmd_synth::run(a),
+        args::Cmd::ProfileHdd(a) => cmd_profile_hdd::run(a),
     };
     if let Err(msg) = result {
         eprintln!("zonelab: error: {msg}");

@@ -258,3 +258,31 @@ fn reproduce_mu_rmw_runs_on_look_alikes_deterministically() {
 fn reproduce_mu_rmw_with_a_missing_trace_directory_is_a_clean_error() {
     assert_clean_error(&zonelab(&["reproduce", "mu-rmw", "--traces", "/nonexistent/msr", "--scale", "0.01"]), &["/nonexistent/msr/rsrch_0.csv"]);
 }
+
+#[test]
+fn reproduce_mios_runs_at_small_scale_deterministically() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
+    for d in [&d1, &d2] {
+        let o = zonelab(&["reproduce", "mios", "--scale", "0.01", "--out", d.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let r1 = std::fs::read(d1.join("results.json")).unwrap();
+    assert_eq!(r1, std::fs::read(d2.join("results.json")).unwrap());
+    let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
+    let ids: Vec<&str> = v["claims"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    for id in ["predictor.accuracy_f", "predictor.accuracy_m", "predictor.accuracy_s", "fig7.b.avg_reduction", "table3.a.mios_e_ssd_write_reduction"] {
+        assert!(ids.contains(&id), "{id} missing");
+    }
+    assert!(d1.join("fig8_ssd_queue_cdf.csv").exists());
+}
+
+#[test]
+fn profile_hdd_reports_the_staircase_and_rejects_bad_input() {
+    let o = zonelab(&["profile-hdd", "--device", "wd100efax", "--size", "64KiB", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["params"]["w_f_bytes"], 16 << 20);
+    assert_clean_error(&zonelab(&["profile-hdd", "--device", "zn540", "--size", "64KiB"]), &["staircase"]);
+    assert_clean_error(&zonelab(&["profile-hdd", "--device", "wd100efax", "--size", "1000"]), &["size"]);
+}

@@ -4,6 +4,7 @@
 //! `run-info.json` (wall clock, host), a CSV per plotted series and `report.html`.
 
 mod devices_table1;
+mod mios;
 mod mu_rmw;
 mod outputs;
 
@@ -58,7 +59,7 @@ pub trait Target {
 
 /// Every registered target.
 pub fn targets() -> Vec<Box<dyn Target>> {
-    vec![Box::new(devices_table1::DevicesTable1), Box::new(mu_rmw::MuRmwTarget)]
+    vec![Box::new(devices_table1::DevicesTable1), Box::new(mu_rmw::MuRmwTarget), Box::new(mios::MiosTarget)]
 }
 
 /// Runs target `name`.

@@ -1,0 +1,166 @@
+//! Target `mios`: BCW/MIOS §4–§5 — the HDD write-state predictor's accuracy (§4.1)
+//! and the hybrid node under the four Pangu-like workloads (Fig. 7–9, Table 3):
+//! SSD-only Baseline vs MIOS_D and MIOS_E on a 960 EVO-like SSD with the WD 10 TB
+//! HDD (its DRAM write cache modelled), each on fresh, preconditioned devices.
+//! Figures 10–15 and Tables 4–5 are not produced yet (issue #6 continues).
+
+use super::{ProgressSink, ReproduceError, RunOptions, Target};
+use crate::reproduce_result::{round_sig, Claim, Figure, FigureKind, ReproduceResult, Series};
+use zonelab_devices::{open_device, Command, Device, Payload};
+use zonelab_engine::{RngStreams, GIB, KIB, MIB, NS_PER_S};
+use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserRequest, SIZE_GROUP_BOUNDS};
+use zonelab_systems::mios::ssd_threshold::measure_threshold;
+use zonelab_systems::mios::{accuracy_experiment, profile, AccuracyConfig, ProfileConfig, WriteState};
+use zonelab_workloads::pangu::{PanguTrace, PANGU_TABLE_1};
+use zonelab_workloads::trace::TraceOp;
+
+pub struct MiosTarget;
+
+const SSD: &str = "ssd-960evo";
+const HDD: &str = "wd100efax";
+/// The HDD log area BCW appends to.
+const LOG_BYTES: u64 = 256 * GIB;
+
+fn err<E: std::fmt::Display>(e: E) -> ReproduceError {
+    ReproduceError::Run(e.to_string())
+}
+
+/// A fresh SSD filled once sequentially (so GC runs during the workload); returns
+/// it and the time the fill ended plus a second of idle time.
+fn aged_ssd() -> Result<(Box<dyn Device>, u64), ReproduceError> {
+    let mut ssd = open_device(SSD).map_err(err)?;
+    let blocks = (MIB / ssd.info().block_bytes as u64) as u32;
+    let n = ssd.info().capacity_blocks / blocks as u64;
+    let mut t = 0;
+    for i in 0..n {
+        t = ssd.submit(t, &Command::Write { lba: i * blocks as u64, blocks }, Payload::SizeOnly).map_err(err)?.done_ns;
+    }
+    Ok((ssd, t + NS_PER_S))
+}
+
+impl Target for MiosTarget {
+    fn name(&self) -> &'static str {
+        "mios"
+    }
+
+    fn description(&self) -> &'static str {
+        "BCW/MIOS: predictor accuracy (§4.1), Pangu-like nodes A-D with Baseline / MIOS_D / MIOS_E (Fig. 7-9, Table 3)"
+    }
+
+    fn run(&self, opts: &RunOptions, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError> {
+        let total = 2 + 3 * PANGU_TABLE_1.len() as u64;
+        progress.step(0, total, "profile HDD");
+        let mut hdd = open_device(HDD).map_err(err)?;
+        let prof = profile(hdd.as_mut(), &ProfileConfig::new(64 * KIB)).map_err(err)?;
+        let params = prof.params.clone();
+        progress.step(1, total, "predictor accuracy");
+        let mut hdd = open_device(HDD).map_err(err)?;
+        let acc = accuracy_experiment(hdd.as_mut(), &AccuracyConfig::scaled(opts.scale).map_err(err)?, &mut |_, _| {}).map_err(err)?;
+        let mut claims = vec![
+            Claim::within("predictor.accuracy_f", "§4.1: share of F writes predicted F (100 GB of 128 KiB writes, sync every 1 GB)", 99.5, acc.f.accuracy.unwrap_or(f64::NAN) * 100.0, "%", 0.05),
+            Claim::within("predictor.accuracy_m", "§4.1: share of M writes predicted M", 98.1, acc.m.accuracy.unwrap_or(f64::NAN) * 100.0, "%", 0.05),
+            Claim::within("predictor.accuracy_s", "§4.1: share of S writes predicted S", 60.3, acc.s.accuracy.unwrap_or(f64::NAN) * 100.0, "%", 0.25),
+        ];
+        let mut results: Vec<[NodeResult; 3]> = Vec::new();
+        let mut thresholds = Vec::new();
+        let mut step = 2;
+        for node in PANGU_TABLE_1.iter() {
+            let (mut probe, _) = aged_ssd()?;
+            let q = measure_threshold(probe.as_mut(), 4 * KIB, params.l_m_ns, 32, 2_000, opts.seed).map_err(err)?;
+            thresholds.push(q.threshold);
+            let mut per_policy = Vec::new();
+            for policy in [Policy::SsdOnly, Policy::MiosD, Policy::MiosE] {
+                progress.step(step, total, &format!("{} {}", node.name, policy.name()));
+                step += 1;
+                let (mut ssd, start) = aged_ssd()?;
+                let mut hdd = open_device(HDD).map_err(err)?;
+                let rng = RngStreams::new(opts.seed).stream(&format!("pangu.{}", node.name));
+                let capacity = ssd.info().capacity_bytes();
+                let reqs: Vec<UserRequest> = PanguTrace::new(*node, opts.scale, capacity, rng)
+                    .filter(|r| r.op != TraceOp::Trim)
+                    .map(|r| UserRequest { arrival_ns: start + r.time_ns, write: r.op == TraceOp::Write, offset_bytes: r.offset_bytes, size_bytes: r.size_bytes })
+                    .collect();
+                let cfg = NodeConfig::paper(policy, q.threshold, params.clone(), LOG_BYTES);
+                per_policy.push(run_node(ssd.as_mut(), hdd.as_mut(), &reqs, &cfg).map_err(err)?);
+            }
+            let arr: [NodeResult; 3] = per_policy.try_into().map_err(|_| err("three policies"))?;
+            results.push(arr);
+        }
+        progress.step(total, total, "done");
+        let red = |base: u64, new: u64| if base > 0 { (1.0 - new as f64 / base as f64) * 100.0 } else { f64::NAN };
+        let redf = |base: f64, new: f64| if base > 0.0 { (1.0 - new / base) * 100.0 } else { f64::NAN };
+        let (a, b) = (&results[0], &results[1]);
+        claims.push(Claim::within("fig7.b.avg_reduction", "Fig. 7: node B average write latency, MIOS_D vs Baseline", 65.0, redf(b[0].write_latency.mean_ns, b[1].write_latency.mean_ns), "%", 0.25));
+        claims.push(Claim::within("fig7.b.p99_reduction", "Fig. 7: node B p99 write latency, MIOS_D vs Baseline", 85.0, red(b[0].write_latency.p99_ns, b[1].write_latency.p99_ns), "%", 0.25));
+        claims.push(Claim::in_range("fig7.a.avg_reduction", "Fig. 7: node A average write latency, MIOS_D vs Baseline (paper: about 2%)", 0.0, 10.0, redf(a[0].write_latency.mean_ns, a[1].write_latency.mean_ns), "%"));
+        claims.push(Claim::in_range("fig7.a.p99_reduction", "Fig. 7: node A p99 write latency, MIOS_D vs Baseline (paper: about 3.5%)", 0.0, 10.0, red(a[0].write_latency.p99_ns, a[1].write_latency.p99_ns), "%"));
+        claims.push(Claim::within("table3.a.mios_e_ssd_write_reduction", "Table 3: node A SSD data written, MIOS_E vs Baseline (paper: up to 93.3%)", 93.3, red(a[0].ssd_write_bytes, a[2].ssd_write_bytes), "%", 0.1));
+
+        let names: Vec<String> = PANGU_TABLE_1.iter().map(|n| n.name.to_string()).collect();
+        let bars = |id: &str, title: &str, y: &str, f: &dyn Fn(&NodeResult) -> f64| Figure {
+            id: id.to_string(),
+            title: title.to_string(),
+            kind: FigureKind::Bar,
+            x_label: "node".to_string(),
+            y_label: y.to_string(),
+            categories: names.clone(),
+            series: ["Baseline", "MIOS_D", "MIOS_E"]
+                .iter()
+                .enumerate()
+                .map(|(pi, n)| Series { name: n.to_string(), points: results.iter().enumerate().map(|(ni, r)| (ni as f64, round_sig(f(&r[pi])))).collect() })
+                .collect(),
+        };
+        let mut figures = vec![
+            bars("fig7_avg", "Fig. 7: average write latency (us)", "us", &|r| r.write_latency.mean_ns / 1e3),
+            bars("fig7_p99", "Fig. 7: p99 write latency (us)", "us", &|r| r.write_latency.p99_ns as f64 / 1e3),
+            bars("fig7_p999", "Fig. 7: p99.9 write latency (us)", "us", &|r| r.write_latency.p999_ns as f64 / 1e3),
+            bars("table3_ssd_writes", "Table 3: SSD data written (GB)", "GB", &|r| r.ssd_write_bytes as f64 / 1e9),
+            bars("table3_hdd_writes", "Table 3: HDD data written incl. padding (GB)", "GB", &|r| (r.hdd_user_write_bytes + r.hdd_padding_bytes) as f64 / 1e9),
+            bars("table5_hdd_utilisation", "Table 5: HDD gross utilisation (%)", "%", &|r| r.hdd_gross_utilisation * 100.0),
+        ];
+        // Fig. 8: CDF of the SSD queue length, Baseline vs MIOS_D, per node.
+        let mut cdf_series = Vec::new();
+        for (ni, r) in results.iter().enumerate() {
+            for (pi, pname) in [(0, "Baseline"), (1, "MIOS_D")] {
+                let counts = &r[pi].ssd_queue_length_counts;
+                let total: u64 = counts.iter().sum();
+                let mut acc = 0u64;
+                let points = counts.iter().enumerate().take(64).map(|(l, c)| {
+                    acc += c;
+                    (l as f64, round_sig(acc as f64 / total.max(1) as f64))
+                });
+                cdf_series.push(Series { name: format!("{} {}", names[ni], pname), points: points.collect() });
+            }
+        }
+        figures.push(Figure { id: "fig8_ssd_queue_cdf".into(), title: "Fig. 8: CDF of SSD queue length".into(), kind: FigureKind::Line, x_label: "queue length".into(), y_label: "CDF".into(), categories: vec![], series: cdf_series });
+        // Fig. 9: node B mean write latency per size group.
+        let groups: Vec<String> = ["<4K", "4-16K", "16-64K", "64-256K", "256K-1M", ">=1M"].iter().map(|s| s.to_string()).collect();
+        let _ = SIZE_GROUP_BOUNDS;
+        figures.push(Figure {
+            id: "fig9_b_latency_by_size".into(),
+            title: "Fig. 9: node B mean write latency per request size (us)".into(),
+            kind: FigureKind::Bar,
+            x_label: "size group".into(),
+            y_label: "us".into(),
+            categories: groups,
+            series: [(0, "Baseline"), (1, "MIOS_D")]
+                .iter()
+                .map(|(pi, n)| Series { name: n.to_string(), points: b[*pi].write_latency_by_size_ns.iter().enumerate().map(|(g, v)| (g as f64, round_sig(v / 1e3))).collect() })
+                .collect(),
+        });
+        let mut notes = vec![
+            format!("HDD profile ({HDD}, 64 KiB writes): L_f {:.0} us, L_m {:.0} us, L_s {:.1} ms, W_f {:.1} MiB, W_m {:.1} MiB.", params.l_f_ns as f64 / 1e3, params.l_m_ns as f64 / 1e3, params.l_s_ns as f64 / 1e6, params.w_f_bytes as f64 / MIB as f64, params.w_m_bytes as f64 / MIB as f64),
+            format!("Threshold L per node (smallest SSD queue depth whose mean 4 KiB write latency exceeds L_m, on an aged {SSD}): {thresholds:?}."),
+            "Workloads are Pangu-like traces generated from MIOS Table 1 (docs/mios.md); the real Pangu traces are private.".to_string(),
+            "Not produced yet: Fig. 10-15, Tables 4-5 (issue #6 continues).".to_string(),
+        ];
+        for (ni, r) in results.iter().enumerate() {
+            notes.push(format!(
+                "{}: redirected {} of {} writes (MIOS_D), {} (MIOS_E); HDD padding {:.2} GB / {:.2} GB; BCW syncs {} / {}.",
+                names[ni], r[1].hdd_user_write_requests, r[1].writes, r[2].hdd_user_write_requests, r[1].hdd_padding_bytes as f64 / 1e9, r[2].hdd_padding_bytes as f64 / 1e9, r[1].hdd_syncs, r[2].hdd_syncs
+            ));
+        }
+        let _ = WriteState::F;
+        Ok(ReproduceResult { target: "mios".into(), scale: opts.scale, seed: opts.seed, version: env!("CARGO_PKG_VERSION").into(), claims, figures, notes })
+    }
+}

@@ -1,0 +1,580 @@
+//! An SSD-HDD hybrid node (MIOS §4.3, Fig. 6): one SSD and one HDD with a scheduler
+//! deciding where each user write goes, Buffer-Controlled Writes (§4.2, Algorithm 2)
+//! driving the HDD, and the HDD's append-only log with its garbage collection.
+//!
+//! The run is a discrete-event simulation in virtual time:
+//! - **User requests** arrive at their trace times. Writes are steered by the
+//!   [`Policy`]: SSD-only (the paper's Baseline), SWR (large writes to an idle HDD
+//!   when the SSD queue is long), MIOS_D or MIOS_E (Algorithm 3). Reads go where the
+//!   data is: the HDD log, the HDD's home area (after GC) or the SSD.
+//! - **SSD queue length** l(t) is the number of SSD requests submitted and not yet
+//!   completed at t (the device model computes each completion when submitted).
+//! - **BCW** writes the HDD one request at a time (QD1), sequentially at the log's
+//!   tail: queued user writes first; when idle and the predictor says M, a 4 KiB PF
+//!   padding; when it says S, 64 KiB PS paddings with `flagHDD` off until an S write
+//!   is observed (the S stage is "skipped" with non-user data), then ADW restarts; a
+//!   sequence is 1 fast stage + `loop_max` mid/slow pairs, then a sync. Each completed
+//!   write's state comes from its measured latency (the profile's thresholds) and
+//!   updates the predictor. A read on the HDD disrupts the pattern: BCW then
+//!   recalibrates with PS paddings until it sees an S write, as §4.2 describes.
+//! - **HDD GC**: when the log is more than `gc_threshold` full and no user write
+//!   waits, live chunks are written back to their home location (one HDD write per
+//!   chunk), the log is recycled and BCW restarts with a sync.
+//!
+//! The scheduler uses only the profiled parameters ([`ProfiledParams`]) and what it
+//! measures, never the device models' internals.
+
+use super::predictor::WritePredictor;
+use super::profiler::ProfiledParams;
+use super::WriteState;
+use serde::Serialize;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::cmp::Reverse;
+use zonelab_devices::{Command, Device, DeviceError, Payload};
+use zonelab_engine::{EventQueue, LatencyHistogram, LatencySummary, Ns, KIB};
+
+/// Where user writes go (§4.3, §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    /// Baseline: every write to the SSD.
+    SsdOnly,
+    /// Selective write redirection: writes of at least `large_bytes` go to the HDD
+    /// when the SSD queue exceeds L and the HDD is idle (plain writes, no BCW).
+    Swr { large_bytes: u64 },
+    /// Algorithm 3 with BCW only when l(t) > L.
+    MiosD,
+    /// Algorithm 3, also sending writes predicted F to the HDD when l(t) ≤ L.
+    MiosE,
+}
+
+impl Policy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::SsdOnly => "baseline",
+            Policy::Swr { .. } => "swr",
+            Policy::MiosD => "mios_d",
+            Policy::MiosE => "mios_e",
+        }
+    }
+
+    fn uses_bcw(self) -> bool {
+        matches!(self, Policy::MiosD | Policy::MiosE)
+    }
+}
+
+/// A node's configuration.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeConfig {
+    pub policy: Policy,
+    /// L: the SSD queue length above which writes are redirected.
+    pub ssd_queue_threshold: u32,
+    /// The HDD's profiled buffered-write parameters.
+    pub params: ProfiledParams,
+    /// PF padding size (4 KiB in the paper).
+    pub pf_bytes: u64,
+    /// PS padding size (64 KiB in the paper).
+    pub ps_bytes: u64,
+    /// Mid/slow stage pairs per buffered-write sequence before a sync (10).
+    pub loop_max: u32,
+    /// Size of the HDD log area (from LBA 0); the home area follows it.
+    pub log_bytes: u64,
+    /// Log fill fraction that triggers GC (0.7 in the paper).
+    pub gc_threshold: f64,
+}
+
+impl NodeConfig {
+    /// The paper's settings (§4.2, §5.1) with the given policy, threshold and profile.
+    pub fn paper(policy: Policy, ssd_queue_threshold: u32, params: ProfiledParams, log_bytes: u64) -> Self {
+        Self { policy, ssd_queue_threshold, params, pf_bytes: 4 * KIB, ps_bytes: 64 * KIB, loop_max: 10, log_bytes, gc_threshold: 0.7 }
+    }
+}
+
+/// One user request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserRequest {
+    pub arrival_ns: Ns,
+    pub write: bool,
+    pub offset_bytes: u64,
+    pub size_bytes: u64,
+}
+
+/// Request-size groups of Fig. 9: < 4 KiB, 4–16, 16–64, 64–256, 256 KiB–1 MiB, ≥ 1 MiB.
+pub const SIZE_GROUP_BOUNDS: [u64; 5] = [4 * KIB, 16 * KIB, 64 * KIB, 256 * KIB, 1024 * KIB];
+
+fn size_group(size: u64) -> usize {
+    SIZE_GROUP_BOUNDS.iter().position(|&b| size < b).unwrap_or(SIZE_GROUP_BOUNDS.len())
+}
+
+/// What a node run measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeResult {
+    pub policy: Policy,
+    pub writes: u64,
+    pub reads: u64,
+    pub write_latency: LatencySummary,
+    pub read_latency: LatencySummary,
+    /// Mean write latency per Fig. 9 size group (ns; 0 when a group is empty).
+    pub write_latency_by_size_ns: Vec<f64>,
+    pub writes_by_size: Vec<u64>,
+    /// SSD queue length seen by each arriving user request: counts per length
+    /// (the last bucket holds everything longer).
+    pub ssd_queue_length_counts: Vec<u64>,
+    pub ssd_write_bytes: u64,
+    pub ssd_write_requests: u64,
+    pub hdd_user_write_bytes: u64,
+    pub hdd_user_write_requests: u64,
+    /// User writes on the HDD whose measured latency showed an S state.
+    pub hdd_user_writes_observed_s: u64,
+    pub hdd_padding_bytes: u64,
+    pub hdd_syncs: u64,
+    pub hdd_reads: u64,
+    pub hdd_gc_runs: u64,
+    pub hdd_gc_bytes: u64,
+    /// HDD busy time on anything (gross) and on user requests only (net), over the
+    /// run's duration (Table 5).
+    pub hdd_gross_utilisation: f64,
+    pub hdd_net_utilisation: f64,
+    /// Predicted vs observed state of BCW's HDD writes: [predicted][observed].
+    pub bcw_confusion: [[u64; 3]; 3],
+    pub duration_ns: Ns,
+}
+
+const QUEUE_BUCKETS: usize = 257;
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    Arrival(usize),
+    HddDone,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum HddOp {
+    /// A user write (index into the requests) at a log position.
+    UserWrite { req: usize, log_pos: u64 },
+    Padding { bytes: u64 },
+    Read { req: usize },
+    Sync,
+    GcCopy { bytes: u64 },
+}
+
+/// Where a 4 KiB block of user data lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Loc {
+    Log(u64),
+    Home,
+}
+
+/// Runs `requests` (sorted by arrival) on `ssd` and `hdd` under `cfg`.
+pub fn run_node(ssd: &mut dyn Device, hdd: &mut dyn Device, requests: &[UserRequest], cfg: &NodeConfig) -> Result<NodeResult, DeviceError> {
+    Node::new(ssd, hdd, requests, cfg).run()
+}
+
+struct Node<'a> {
+    ssd: &'a mut dyn Device,
+    hdd: &'a mut dyn Device,
+    reqs: &'a [UserRequest],
+    cfg: &'a NodeConfig,
+    events: EventQueue<Event>,
+    ssd_outstanding: BinaryHeap<Reverse<Ns>>,
+    ssd_bb: u64,
+    hdd_bb: u64,
+    ssd_blocks: u64,
+    home_blocks: u64,
+    // HDD / BCW state.
+    predictor: WritePredictor,
+    flag_hdd: bool,
+    hdd_queue: VecDeque<usize>,
+    hdd_reads: VecDeque<usize>,
+    hdd_busy: Option<(Ns, Ns, HddOp, WriteState)>,
+    slow_phase: bool,
+    loops: u32,
+    sync_pending: bool,
+    log_tail: u64,
+    log_live: u64,
+    location: HashMap<u64, Loc>,
+    gc_pending: bool,
+    // Results.
+    write_hist: LatencyHistogram,
+    read_hist: LatencyHistogram,
+    size_sum_ns: Vec<f64>,
+    size_count: Vec<u64>,
+    queue_counts: Vec<u64>,
+    r: NodeResult,
+    hdd_gross_ns: Ns,
+    hdd_net_ns: Ns,
+}
+
+impl<'a> Node<'a> {
+    fn new(ssd: &'a mut dyn Device, hdd: &'a mut dyn Device, reqs: &'a [UserRequest], cfg: &'a NodeConfig) -> Self {
+        let ssd_bb = ssd.info().block_bytes as u64;
+        let hdd_bb = hdd.info().block_bytes as u64;
+        let ssd_blocks = ssd.info().capacity_blocks;
+        let home_blocks = hdd.info().capacity_blocks.saturating_sub(cfg.log_bytes / hdd_bb).max(1);
+        Self {
+            ssd,
+            hdd,
+            reqs,
+            cfg,
+            events: EventQueue::new(),
+            ssd_outstanding: BinaryHeap::new(),
+            ssd_bb,
+            hdd_bb,
+            ssd_blocks,
+            home_blocks,
+            predictor: WritePredictor::from_params(&cfg.params),
+            flag_hdd: cfg.policy.uses_bcw() || matches!(cfg.policy, Policy::Swr { .. }),
+            hdd_queue: VecDeque::new(),
+            hdd_reads: VecDeque::new(),
+            hdd_busy: None,
+            slow_phase: false,
+            loops: 0,
+            sync_pending: cfg.policy.uses_bcw(),
+            log_tail: 0,
+            log_live: 0,
+            location: HashMap::new(),
+            gc_pending: false,
+            write_hist: LatencyHistogram::new(),
+            read_hist: LatencyHistogram::new(),
+            size_sum_ns: vec![0.0; SIZE_GROUP_BOUNDS.len() + 1],
+            size_count: vec![0; SIZE_GROUP_BOUNDS.len() + 1],
+            queue_counts: vec![0; QUEUE_BUCKETS],
+            r: NodeResult {
+                policy: cfg.policy,
+                writes: 0,
+                reads: 0,
+                write_latency: LatencySummary::default(),
+                read_latency: LatencySummary::default(),
+                write_latency_by_size_ns: Vec::new(),
+                writes_by_size: Vec::new(),
+                ssd_queue_length_counts: Vec::new(),
+                ssd_write_bytes: 0,
+                ssd_write_requests: 0,
+                hdd_user_write_bytes: 0,
+                hdd_user_write_requests: 0,
+                hdd_user_writes_observed_s: 0,
+                hdd_padding_bytes: 0,
+                hdd_syncs: 0,
+                hdd_reads: 0,
+                hdd_gc_runs: 0,
+                hdd_gc_bytes: 0,
+                hdd_gross_utilisation: 0.0,
+                hdd_net_utilisation: 0.0,
+                bcw_confusion: [[0; 3]; 3],
+                duration_ns: 0,
+            },
+            hdd_gross_ns: 0,
+            hdd_net_ns: 0,
+        }
+    }
+
+    fn run(mut self) -> Result<NodeResult, DeviceError> {
+        for (i, q) in self.reqs.iter().enumerate() {
+            self.events.schedule(q.arrival_ns, Event::Arrival(i));
+        }
+        if self.cfg.policy.uses_bcw() {
+            // BCW starts (with its sync) when the workload does.
+            let t0 = self.reqs.first().map_or(0, |r| r.arrival_ns);
+            self.hdd_next(t0)?;
+        }
+        let mut end = 0;
+        while let Some((now, ev)) = self.events.pop() {
+            end = end.max(now);
+            match ev {
+                Event::Arrival(i) => self.arrive(now, i)?,
+                Event::HddDone => self.hdd_done(now)?,
+            }
+        }
+        let end = end.max(self.ssd_outstanding.iter().map(|r| r.0).max().unwrap_or(0));
+        let mut r = self.r;
+        r.write_latency = self.write_hist.summary();
+        r.read_latency = self.read_hist.summary();
+        r.write_latency_by_size_ns = self.size_sum_ns.iter().zip(&self.size_count).map(|(s, c)| if *c > 0 { (s / *c as f64).round() } else { 0.0 }).collect();
+        r.writes_by_size = self.size_count;
+        r.ssd_queue_length_counts = self.queue_counts;
+        r.duration_ns = end;
+        if end > 0 {
+            r.hdd_gross_utilisation = ((self.hdd_gross_ns as f64 / end as f64) * 1e6).round() / 1e6;
+            r.hdd_net_utilisation = ((self.hdd_net_ns as f64 / end as f64) * 1e6).round() / 1e6;
+        }
+        Ok(r)
+    }
+
+    /// SSD queue length at `now`: submitted and not completed.
+    fn ssd_queue_len(&mut self, now: Ns) -> usize {
+        while let Some(&Reverse(t)) = self.ssd_outstanding.peek() {
+            if t > now {
+                break;
+            }
+            self.ssd_outstanding.pop();
+        }
+        self.ssd_outstanding.len()
+    }
+
+    fn blocks_of(&self, offset: u64, size: u64) -> (u64, u64) {
+        let first = offset / 4096;
+        let last = (offset + size).div_ceil(4096);
+        (first, last)
+    }
+
+    fn arrive(&mut self, now: Ns, i: usize) -> Result<(), DeviceError> {
+        let q = self.reqs[i];
+        let l = self.ssd_queue_len(now);
+        self.queue_counts[l.min(QUEUE_BUCKETS - 1)] += 1;
+        if !q.write {
+            self.r.reads += 1;
+            let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);
+            let on_hdd = (first..last).any(|b| self.location.contains_key(&b));
+            if on_hdd {
+                self.hdd_reads.push_back(i);
+                self.hdd_next(now)?;
+            } else {
+                let done = self.ssd_submit(now, q, false)?;
+                self.read_hist.record(done - now);
+            }
+            return Ok(());
+        }
+        self.r.writes += 1;
+        if self.steer_to_hdd(l, q.size_bytes) {
+            self.hdd_queue.push_back(i);
+            self.hdd_next(now)?;
+        } else {
+            let done = self.ssd_submit(now, q, true)?;
+            self.record_write(q, done);
+            let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);
+            for b in first..last {
+                if let Some(Loc::Log(_)) = self.location.remove(&b) {
+                    self.log_live = self.log_live.saturating_sub(4096);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Algorithm 3 (and the SWR baseline).
+    fn steer_to_hdd(&self, ssd_queue_len: usize, size: u64) -> bool {
+        if !self.flag_hdd || self.gc_pending {
+            return false;
+        }
+        let long = ssd_queue_len > self.cfg.ssd_queue_threshold as usize;
+        match self.cfg.policy {
+            Policy::SsdOnly => false,
+            Policy::Swr { large_bytes } => long && size >= large_bytes && self.hdd_busy.is_none() && self.hdd_queue.is_empty(),
+            Policy::MiosD | Policy::MiosE => {
+                let queued: u64 = self.hdd_queue.iter().map(|&j| self.reqs[j].size_bytes).sum();
+                let p = self.predict_after_queue(queued, size);
+                (long && matches!(p, WriteState::F | WriteState::M)) || (self.cfg.policy == Policy::MiosE && p == WriteState::F)
+            }
+        }
+    }
+
+    /// The predicted state of a write of `size` after the `queued` bytes ahead of it.
+    fn predict_after_queue(&self, queued: u64, size: u64) -> WriteState {
+        let mut p = self.predictor.clone();
+        if queued > 0 {
+            let s = p.predict(queued);
+            p.observe(s, queued);
+        }
+        p.predict(size)
+    }
+
+    fn ssd_submit(&mut self, now: Ns, q: UserRequest, write: bool) -> Result<Ns, DeviceError> {
+        let blocks = q.size_bytes.div_ceil(self.ssd_bb).max(1);
+        let lba = (q.offset_bytes / self.ssd_bb) % (self.ssd_blocks - blocks + 1);
+        let cmd = if write { Command::Write { lba, blocks: blocks as u32 } } else { Command::Read { lba, blocks: blocks as u32 } };
+        let done = self.ssd.submit(now, &cmd, Payload::SizeOnly)?.done_ns;
+        self.ssd_outstanding.push(Reverse(done));
+        if write {
+            self.r.ssd_write_bytes += q.size_bytes;
+            self.r.ssd_write_requests += 1;
+        }
+        Ok(done)
+    }
+
+    fn record_write(&mut self, q: UserRequest, done: Ns) {
+        let lat = done - q.arrival_ns;
+        self.write_hist.record(lat);
+        let g = size_group(q.size_bytes);
+        self.size_sum_ns[g] += lat as f64;
+        self.size_count[g] += 1;
+    }
+
+    /// Issues the HDD's next operation if it is idle (Algorithm 2's loop body).
+    fn hdd_next(&mut self, now: Ns) -> Result<(), DeviceError> {
+        if self.hdd_busy.is_some() {
+            return Ok(());
+        }
+        // Reads first: MIOS suspends BCW to serve them (§4.3).
+        if let Some(i) = self.hdd_reads.pop_front() {
+            if self.cfg.policy.uses_bcw() {
+                self.slow_phase = true; // recalibrate after the disruption
+                self.flag_hdd = false;
+            }
+            let q = self.reqs[i];
+            let (first, _) = self.blocks_of(q.offset_bytes, q.size_bytes);
+            let lba = match self.location.get(&first) {
+                Some(Loc::Log(pos)) => pos / self.hdd_bb,
+                _ => self.cfg.log_bytes / self.hdd_bb + first % self.home_blocks,
+            };
+            let blocks = q.size_bytes.div_ceil(self.hdd_bb).max(1);
+            let lba = lba.min(self.hdd.info().capacity_blocks - blocks);
+            return self.hdd_issue(now, &Command::Read { lba, blocks: blocks as u32 }, HddOp::Read { req: i }, WriteState::F);
+        }
+        if self.sync_pending {
+            self.sync_pending = false;
+            self.flag_hdd = false;
+            return self.hdd_issue(now, &Command::Flush, HddOp::Sync, WriteState::F);
+        }
+        if self.gc_pending && self.hdd_queue.is_empty() {
+            return self.gc_step(now);
+        }
+        if !self.slow_phase {
+            if let Some(&i) = self.hdd_queue.front() {
+                let size = self.reqs[i].size_bytes;
+                let predicted = self.predictor.predict(size);
+                if predicted != WriteState::S || !self.cfg.policy.uses_bcw() {
+                    self.hdd_queue.pop_front();
+                    let pos = self.log_tail;
+                    return self.hdd_log_write(now, size, HddOp::UserWrite { req: i, log_pos: pos }, predicted);
+                }
+                // BCW never gives a user write a predicted S: pad through the S stage
+                // first (the write waits in the queue).
+                self.slow_phase = true;
+            }
+        }
+        if !self.cfg.policy.uses_bcw() {
+            return Ok(());
+        }
+        // Idle: padding per Algorithm 2.
+        let ps = self.cfg.ps_bytes;
+        let pf = self.cfg.pf_bytes;
+        if self.slow_phase || self.predictor.predict(pf) == WriteState::S {
+            self.slow_phase = true;
+            self.flag_hdd = false;
+            let predicted = self.predictor.predict(ps);
+            return self.hdd_log_write(now, ps, HddOp::Padding { bytes: ps }, predicted);
+        }
+        if self.predictor.predict(pf) == WriteState::M {
+            let predicted = WriteState::M;
+            return self.hdd_log_write(now, pf, HddOp::Padding { bytes: pf }, predicted);
+        }
+        Ok(()) // F: no padding needed (§4.2)
+    }
+
+    /// Appends `bytes` at the log tail.
+    fn hdd_log_write(&mut self, now: Ns, bytes: u64, op: HddOp, predicted: WriteState) -> Result<(), DeviceError> {
+        let blocks = bytes.div_ceil(self.hdd_bb).max(1);
+        if self.log_tail + blocks * self.hdd_bb > self.cfg.log_bytes {
+            // The log is full: collect it before writing on.
+            self.gc_pending = true;
+            if let HddOp::UserWrite { req, .. } = op {
+                self.hdd_queue.push_front(req);
+            }
+            return self.gc_step(now);
+        }
+        let lba = self.log_tail / self.hdd_bb;
+        self.log_tail += blocks * self.hdd_bb;
+        self.hdd_issue(now, &Command::Write { lba, blocks: blocks as u32 }, op, predicted)
+    }
+
+    fn hdd_issue(&mut self, now: Ns, cmd: &Command, op: HddOp, predicted: WriteState) -> Result<(), DeviceError> {
+        let done = self.hdd.submit(now, cmd, Payload::SizeOnly)?.done_ns;
+        self.hdd_busy = Some((now, done, op, predicted));
+        self.events.schedule(done, Event::HddDone);
+        Ok(())
+    }
+
+    /// GC: write live log chunks home, then recycle the log and resync.
+    fn gc_step(&mut self, now: Ns) -> Result<(), DeviceError> {
+        self.flag_hdd = false;
+        let live = self.log_live;
+        self.r.hdd_gc_runs += 1;
+        self.r.hdd_gc_bytes += live;
+        // Every block in the log goes home: one sequential read of the log, then
+        // the writes home (modelled as one write per MiB of live data).
+        let log_blocks = (self.log_tail / self.hdd_bb).max(1);
+        let read_done = self.hdd.submit(now, &Command::Read { lba: 0, blocks: log_blocks.min(u32::MAX as u64) as u32 }, Payload::SizeOnly)?.done_ns;
+        let mut t = read_done;
+        let per = (1 << 20) / self.hdd_bb;
+        let mut left = live / self.hdd_bb;
+        let mut home = self.cfg.log_bytes / self.hdd_bb;
+        while left > 0 {
+            let n = left.min(per);
+            t = self.hdd.submit(t, &Command::Write { lba: home, blocks: n as u32 }, Payload::SizeOnly)?.done_ns;
+            home += n;
+            left -= n;
+        }
+        for loc in self.location.values_mut() {
+            *loc = Loc::Home;
+        }
+        self.log_tail = 0;
+        self.log_live = 0;
+        self.gc_pending = false;
+        self.sync_pending = true;
+        self.hdd_busy = Some((now, t, HddOp::GcCopy { bytes: live }, WriteState::F));
+        self.events.schedule(t, Event::HddDone);
+        Ok(())
+    }
+
+    fn hdd_done(&mut self, now: Ns) -> Result<(), DeviceError> {
+        let Some((start, done, op, predicted)) = self.hdd_busy.take() else { return Ok(()) };
+        debug_assert_eq!(done, now);
+        let busy = done - start;
+        self.hdd_gross_ns += busy;
+        let observed = self.cfg.params.thresholds.classify(busy);
+        match op {
+            HddOp::UserWrite { req, log_pos } => {
+                self.hdd_net_ns += busy;
+                let q = self.reqs[req];
+                self.record_write(q, now);
+                self.r.hdd_user_write_bytes += q.size_bytes;
+                self.r.hdd_user_write_requests += 1;
+                self.r.hdd_user_writes_observed_s += (observed == WriteState::S) as u64;
+                let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);
+                for (k, b) in (first..last).enumerate() {
+                    if self.location.insert(b, Loc::Log(log_pos + k as u64 * 4096)).is_none() {
+                        self.log_live += 4096;
+                    }
+                }
+                self.observe(predicted, observed, q.size_bytes);
+            }
+            HddOp::Padding { bytes } => {
+                self.r.hdd_padding_bytes += bytes;
+                self.observe(predicted, observed, bytes);
+                if self.slow_phase && observed == WriteState::S {
+                    // The S stage was taken by padding: accept user writes again.
+                    self.slow_phase = false;
+                    self.flag_hdd = true;
+                    self.loops += 1;
+                    if self.loops >= self.cfg.loop_max {
+                        self.sync_pending = true;
+                    }
+                }
+            }
+            HddOp::Read { req } => {
+                self.hdd_net_ns += busy;
+                self.r.hdd_reads += 1;
+                self.read_hist.record(now - self.reqs[req].arrival_ns);
+            }
+            HddOp::Sync => {
+                self.r.hdd_syncs += 1;
+                self.predictor.sync();
+                self.loops = 0;
+                self.slow_phase = false;
+                self.flag_hdd = true;
+            }
+            HddOp::GcCopy { .. } => {}
+        }
+        if self.cfg.policy.uses_bcw() && !self.gc_pending && self.log_tail as f64 > self.cfg.gc_threshold * self.cfg.log_bytes as f64 && self.hdd_queue.is_empty() {
+            self.gc_pending = true;
+        }
+        self.hdd_next(now)
+    }
+
+    fn observe(&mut self, predicted: WriteState, observed: WriteState, bytes: u64) {
+        if self.cfg.policy.uses_bcw() {
+            self.r.bcw_confusion[predicted.index()][observed.index()] += 1;
+            self.predictor.observe(observed, bytes);
+        }
+    }
+}
