@@ -39,49 +39,45 @@ pub fn run(a: SynthArgs) -> Result<(), String> {
         return Err(format!("--capacity {capacity} bytes is too small (at least 64 MiB)"));
     }
     let rng = RngStreams::new(a.seed).stream("synth-trace");
-    let (source, mut records, summary): (&str, Box<dyn Iterator<Item = TraceRecord>>, Box<dyn Fn() -> String>);
-    if let Some(p) = find_profile(name) {
-        let trace = std::rc::Rc::new(std::cell::RefCell::new(SynthTrace::new(*p, a.scale, capacity, rng)));
-        let t2 = trace.clone();
-        source = "MSR Cambridge (MU-RMW Table I)";
-        records = Box::new(std::iter::from_fn(move || trace.borrow_mut().next()));
-        summary = Box::new(move || {
-            let s = t2.borrow().summary;
-            format!("{} requests, {:.3} GB written, {:.3} GB read, write ratio {:.2}%, update ratio {:.2}%", s.requests, s.written_bytes as f64 / 1e9, s.read_bytes as f64 / 1e9, s.write_ratio() * 100.0, s.update_ratio() * 100.0)
-        });
+    let header = |source: &str| format!("# look-alike of {source} {name}, scale {}, seed {}, capacity {capacity} bytes", a.scale, a.seed);
+    let summary = if let Some(p) = find_profile(name) {
+        let mut trace = SynthTrace::new(*p, a.scale, capacity, rng);
+        write_trace(a.out.as_deref(), &header("MSR Cambridge (MU-RMW Table I)"), trace.by_ref())?;
+        let s = trace.summary;
+        format!("{} requests, {:.3} GB written, {:.3} GB read, write ratio {:.2}%, update ratio {:.2}%", s.requests, s.written_bytes as f64 / 1e9, s.read_bytes as f64 / 1e9, s.write_ratio() * 100.0, s.update_ratio() * 100.0)
     } else if let Some(n) = find_node(name) {
-        let trace = std::rc::Rc::new(std::cell::RefCell::new(PanguTrace::new(*n, a.scale, capacity, rng)));
-        let t2 = trace.clone();
-        source = "Pangu node (MIOS Table 1)";
-        records = Box::new(std::iter::from_fn(move || trace.borrow_mut().next()));
-        summary = Box::new(move || {
-            let s = t2.borrow().summary;
-            format!(
-                "{} requests over {:.1} s, {:.3} GB written, {:.3} GB read, {:.1}% writes, {:.1}% of writes <= 10 KiB, peak {} req/s",
-                s.requests,
-                s.span_ns as f64 / 1e9,
-                s.written_bytes as f64 / 1e9,
-                s.read_bytes as f64 / 1e9,
-                s.writes as f64 * 100.0 / s.requests.max(1) as f64,
-                s.small_writes as f64 * 100.0 / s.writes.max(1) as f64,
-                s.peak_rps
-            )
-        });
+        let mut trace = PanguTrace::new(*n, a.scale, capacity, rng);
+        write_trace(a.out.as_deref(), &header("Pangu node (MIOS Table 1)"), trace.by_ref())?;
+        let s = trace.summary;
+        format!(
+            "{} requests over {:.1} s, {:.3} GB written, {:.3} GB read, {:.1}% writes, {:.1}% of writes <= 10 KiB, peak {} req/s",
+            s.requests,
+            s.span_ns as f64 / 1e9,
+            s.written_bytes as f64 / 1e9,
+            s.read_bytes as f64 / 1e9,
+            s.writes as f64 * 100.0 / s.requests.max(1) as f64,
+            s.small_writes as f64 * 100.0 / s.writes.max(1) as f64,
+            s.peak_rps
+        )
     } else {
         return Err(format!("--like: unknown trace `{name}` (known: {})", known()));
-    }
-    let sink: Box<dyn Write> = match &a.out {
+    };
+    eprintln!("{name}: {summary}");
+    Ok(())
+}
+
+/// Writes the header, the CSV column line and every record to `out` (stdout if none).
+fn write_trace(out: Option<&std::path::Path>, header: &str, records: impl Iterator<Item = TraceRecord>) -> Result<(), String> {
+    let sink: Box<dyn Write> = match out {
         Some(p) => Box::new(std::fs::File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?),
         None => Box::new(std::io::stdout().lock()),
     };
     let mut w = std::io::BufWriter::new(sink);
     let io = |e: std::io::Error| format!("cannot write the trace: {e}");
-    writeln!(w, "# look-alike of {source} {name}, scale {}, seed {}, capacity {capacity} bytes", a.scale, a.seed).map_err(io)?;
+    writeln!(w, "{header}").map_err(io)?;
     writeln!(w, "{CSV_HEADER}").map_err(io)?;
-    for r in records.by_ref() {
+    for r in records {
         r.write_csv(&mut w).map_err(io)?;
     }
-    w.flush().map_err(io)?;
-    eprintln!("{name}: {}", summary());
-    Ok(())
+    w.flush().map_err(io)
 }

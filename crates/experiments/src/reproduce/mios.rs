@@ -52,7 +52,7 @@ impl Target for MiosTarget {
         progress.step(0, total, "profile HDD");
         let mut hdd = open_device(HDD).map_err(err)?;
         let prof = profile(hdd.as_mut(), &ProfileConfig::new(64 * KIB)).map_err(err)?;
-        let params = prof.params.clone();
+        let params = prof.params;
         progress.step(1, total, "predictor accuracy");
         let mut hdd = open_device(HDD).map_err(err)?;
         let acc = accuracy_experiment(hdd.as_mut(), &AccuracyConfig::scaled(opts.scale).map_err(err)?, &mut |_, _| {}).map_err(err)?;
@@ -80,7 +80,7 @@ impl Target for MiosTarget {
                     .filter(|r| r.op != TraceOp::Trim)
                     .map(|r| UserRequest { arrival_ns: start + r.time_ns, write: r.op == TraceOp::Write, offset_bytes: r.offset_bytes, size_bytes: r.size_bytes })
                     .collect();
-                let cfg = NodeConfig::paper(policy, q.threshold, params.clone(), LOG_BYTES);
+                let cfg = NodeConfig::paper(policy, q.threshold, params, LOG_BYTES);
                 per_policy.push(run_node(ssd.as_mut(), hdd.as_mut(), &reqs, &cfg).map_err(err)?);
             }
             let arr: [NodeResult; 3] = per_policy.try_into().map_err(|_| err("three policies"))?;
