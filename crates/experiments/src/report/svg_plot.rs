@@ -37,8 +37,9 @@ pub fn render_figure_svg(fig: &Figure) -> String {
 
 fn y_max(fig: &Figure) -> f64 {
     let m = fig.series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).filter(|y| y.is_finite()).fold(0.0f64, f64::max);
+    // Headroom above the highest point keeps the legend (upper right) off the data.
     if m > 0.0 {
-        m * 1.1
+        m * 1.3
     } else {
         1.0
     }
@@ -85,7 +86,7 @@ fn draw_bars(root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, fig: &F
             .label(s.name.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| e.to_string())
+    chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| e.to_string())
 }
 
 fn draw_lines(root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, fig: &Figure) -> Result<(), String> {
@@ -109,7 +110,7 @@ fn draw_lines(root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, fig: &
             .label(s.name.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], c.stroke_width(2)));
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| e.to_string())
+    chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
