@@ -2,40 +2,25 @@
 //! and the hybrid node under the four Pangu-like workloads (Fig. 7–9, Table 3):
 //! SSD-only Baseline vs MIOS_D and MIOS_E on a 960 EVO-like SSD with the WD 10 TB
 //! HDD (its DRAM write cache modelled), each on fresh, preconditioned devices.
-//! Figures 10–15 and Tables 4–5 are not produced yet (issue #6 continues).
+//! Table 5 (HDD utilisation) from the same runs; Fig. 10 (L vs L+1), Fig. 13 /
+//! Table 4 (other HDDs), Fig. 14 (660p SSD) and Fig. 15 (fio interval sweep) are in
+//! `mios_extra.rs`. Fig. 11 and Fig. 12 are not produced yet.
 
+use super::mios_extra::{aged_ssd as aged, err, extra, pangu_requests, EXTRA_STEPS, HDD_10TB as HDD, LOG_BYTES, SSD_960 as SSD};
 use super::{ProgressSink, ReproduceError, RunOptions, Target};
 use crate::reproduce_result::{round_sig, Claim, Figure, FigureKind, ReproduceResult, Series};
-use zonelab_devices::{open_device, Command, Device, Payload};
-use zonelab_engine::{RngStreams, GIB, KIB, MIB, NS_PER_S};
+use zonelab_devices::{open_device, Device};
+use zonelab_engine::{KIB, MIB};
 use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserRequest, SIZE_GROUP_BOUNDS};
 use zonelab_systems::mios::ssd_threshold::measure_threshold;
 use zonelab_systems::mios::{accuracy_experiment, profile, AccuracyConfig, ProfileConfig, WriteState};
-use zonelab_workloads::pangu::{PanguTrace, PANGU_TABLE_1};
-use zonelab_workloads::trace::TraceOp;
+use zonelab_workloads::pangu::PANGU_TABLE_1;
 
 pub struct MiosTarget;
 
-const SSD: &str = "ssd-960evo";
-const HDD: &str = "wd100efax";
-/// The HDD log area BCW appends to.
-const LOG_BYTES: u64 = 256 * GIB;
-
-fn err<E: std::fmt::Display>(e: E) -> ReproduceError {
-    ReproduceError::Run(e.to_string())
-}
-
-/// A fresh SSD filled once sequentially (so GC runs during the workload); returns
-/// it and the time the fill ended plus a second of idle time.
+/// A fresh 960 EVO-like SSD filled once sequentially; see [`aged`].
 fn aged_ssd() -> Result<(Box<dyn Device>, u64), ReproduceError> {
-    let mut ssd = open_device(SSD).map_err(err)?;
-    let blocks = (MIB / ssd.info().block_bytes as u64) as u32;
-    let n = ssd.info().capacity_blocks / blocks as u64;
-    let mut t = 0;
-    for i in 0..n {
-        t = ssd.submit(t, &Command::Write { lba: i * blocks as u64, blocks }, Payload::SizeOnly).map_err(err)?.done_ns;
-    }
-    Ok((ssd, t + NS_PER_S))
+    aged(SSD)
 }
 
 impl Target for MiosTarget {
@@ -48,7 +33,7 @@ impl Target for MiosTarget {
     }
 
     fn run(&self, opts: &RunOptions, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError> {
-        let total = 2 + 3 * PANGU_TABLE_1.len() as u64;
+        let total = 2 + 3 * PANGU_TABLE_1.len() as u64 + EXTRA_STEPS;
         progress.step(0, total, "profile HDD");
         let mut hdd = open_device(HDD).map_err(err)?;
         let prof = profile(hdd.as_mut(), &ProfileConfig::new(64 * KIB)).map_err(err)?;
@@ -64,9 +49,12 @@ impl Target for MiosTarget {
         let mut results: Vec<[NodeResult; 3]> = Vec::new();
         let mut thresholds = Vec::new();
         let mut step = 2;
+        // L depends only on the SSD, the HDD's L_m and the seed, not on the node's
+        // workload (§4.3), so it is measured once and used for every node.
+        let (mut probe, _) = aged_ssd()?;
+        let q = measure_threshold(probe.as_mut(), 4 * KIB, params.l_m_ns, 32, 2_000, opts.seed).map_err(err)?;
+        drop(probe);
         for node in PANGU_TABLE_1.iter() {
-            let (mut probe, _) = aged_ssd()?;
-            let q = measure_threshold(probe.as_mut(), 4 * KIB, params.l_m_ns, 32, 2_000, opts.seed).map_err(err)?;
             thresholds.push(q.threshold);
             let mut per_policy = Vec::new();
             for policy in [Policy::SsdOnly, Policy::MiosD, Policy::MiosE] {
@@ -74,18 +62,15 @@ impl Target for MiosTarget {
                 step += 1;
                 let (mut ssd, start) = aged_ssd()?;
                 let mut hdd = open_device(HDD).map_err(err)?;
-                let rng = RngStreams::new(opts.seed).stream(&format!("pangu.{}", node.name));
                 let capacity = ssd.info().capacity_bytes();
-                let reqs: Vec<UserRequest> = PanguTrace::new(*node, opts.scale, capacity, rng)
-                    .filter(|r| r.op != TraceOp::Trim)
-                    .map(|r| UserRequest { arrival_ns: start + r.time_ns, write: r.op == TraceOp::Write, offset_bytes: r.offset_bytes, size_bytes: r.size_bytes })
-                    .collect();
+                let reqs: Vec<UserRequest> = pangu_requests(node, opts.scale, opts.seed, capacity, start);
                 let cfg = NodeConfig::paper(policy, q.threshold, params, LOG_BYTES);
                 per_policy.push(run_node(ssd.as_mut(), hdd.as_mut(), &reqs, &cfg).map_err(err)?);
             }
             let arr: [NodeResult; 3] = per_policy.try_into().map_err(|_| err("three policies"))?;
             results.push(arr);
         }
+        let more = extra(opts.scale, opts.seed, params, &thresholds, &results, progress, super::mios_extra::Steps { done: step, total })?;
         progress.step(total, total, "done");
         let red = |base: u64, new: u64| if base > 0 { (1.0 - new as f64 / base as f64) * 100.0 } else { f64::NAN };
         let redf = |base: f64, new: f64| if base > 0.0 { (1.0 - new / base) * 100.0 } else { f64::NAN };
@@ -152,7 +137,7 @@ impl Target for MiosTarget {
             format!("HDD profile ({HDD}, 64 KiB writes): L_f {:.0} us, L_m {:.0} us, L_s {:.1} ms, W_f {:.1} MiB, W_m {:.1} MiB.", params.l_f_ns as f64 / 1e3, params.l_m_ns as f64 / 1e3, params.l_s_ns as f64 / 1e6, params.w_f_bytes as f64 / MIB as f64, params.w_m_bytes as f64 / MIB as f64),
             format!("Threshold L per node (smallest SSD queue depth whose mean 4 KiB write latency exceeds L_m, on an aged {SSD}): {thresholds:?}."),
             "Workloads are Pangu-like traces generated from MIOS Table 1 (docs/mios.md); the real Pangu traces are private.".to_string(),
-            "Not produced yet: Fig. 10-15, Tables 4-5 (issue #6 continues).".to_string(),
+            "Not produced yet: Fig. 11 (MIOS_D vs MIOS_E per size group), Fig. 12 (F-only with sync) (issue #6 continues).".to_string(),
         ];
         for (ni, r) in results.iter().enumerate() {
             notes.push(format!(
@@ -161,6 +146,9 @@ impl Target for MiosTarget {
             ));
         }
         let _ = WriteState::F;
+        claims.extend(more.claims);
+        figures.extend(more.figures);
+        notes.extend(more.notes);
         Ok(ReproduceResult { target: "mios".into(), scale: opts.scale, seed: opts.seed, version: env!("CARGO_PKG_VERSION").into(), claims, figures, notes })
     }
 }

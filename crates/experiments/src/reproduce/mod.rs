@@ -5,6 +5,7 @@
 
 mod devices_table1;
 mod mios;
+mod mios_extra;
 mod mu_rmw;
 mod outputs;
 
