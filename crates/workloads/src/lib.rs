@@ -10,8 +10,12 @@
 //!   IOTTA CSV, DiskSim and MQSim ASCII traces, Alibaba block traces, and a plain
 //!   `time_ns,op,offset_bytes,size_bytes` CSV), all yielding one
 //!   [`trace::TraceRecord`] type.
+//! - [`ycsb`]: YCSB with the exact semantics of YCSB's CoreWorkload (workloads
+//!   A–F, custom mixes, zipfian / scrambled zipfian / latest generators,
+//!   FNV-hashed keys, `-target` throttling in virtual time).
 
 pub mod job;
 pub mod pangu;
 pub mod synth;
 pub mod trace;
+pub mod ycsb;
