@@ -109,8 +109,10 @@ impl Target for MiosTarget {
             for (pi, pname) in [(0, "Baseline"), (1, "MIOS_D")] {
                 let counts = &r[pi].ssd_queue_length_counts;
                 let total: u64 = counts.iter().sum();
+                // Up to the longest queue seen (the last bucket holds all longer ones).
+                let longest = counts.iter().rposition(|&c| c > 0).unwrap_or(0);
                 let mut acc = 0u64;
-                let points = counts.iter().enumerate().take(64).map(|(l, c)| {
+                let points = counts.iter().enumerate().take(longest + 1).map(|(l, c)| {
                     acc += c;
                     (l as f64, round_sig(acc as f64 / total.max(1) as f64))
                 });
