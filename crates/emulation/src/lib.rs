@@ -1,0 +1,46 @@
+//! ZoneLab emulation mode: any device model, paced against the wall clock and
+//! storing real bytes.
+//!
+//! DESIGN.md ("Two modes, one model") describes two ways to run the same device
+//! models. *Simulation* runs in virtual time only the engine advances and needs no
+//! payload bytes. *Emulation* (this crate) runs the same models against the wall
+//! clock with real bytes, so real programs can use a modelled device.
+//!
+//! - [`EmulatedDevice`] wraps any [`zonelab_devices::Device`]. Virtual time is
+//!   the wall-clock nanoseconds since the emulator was created divided by
+//!   [`EmulationConfig::time_dilation`] (≥ 1). With a dilation of 10, a request
+//!   the model says takes 1 ms takes 10 ms of wall time: the emulated device is
+//!   10× *slower* than the modelled one, with the same relative timings.
+//!   [`EmulatedDevice::submit`] hands the request and the caller's bytes to the
+//!   model at the current virtual time, then blocks the caller's thread until the
+//!   modelled completion time is reached on the wall clock. It never returns
+//!   before that time. Rule violations (a zoned write off the write pointer, a
+//!   range out of bounds, …) come back at once as the model's typed
+//!   [`zonelab_devices::DeviceError`].
+//! - The device sits behind a mutex. Several threads can submit through one
+//!   `Arc<EmulatedDevice>`; requests reach the model in non-decreasing virtual
+//!   time, and the threads wait outside the lock.
+//! - [`Pacer`] does the waiting: it sleeps until a short window before the
+//!   deadline (200 µs by default), then spins. `examples/emulation_fidelity.rs`
+//!   measures how closely it meets deadlines and how fast the data path is;
+//!   `PERFORMANCE-NOTES.md` records the results.
+//!
+//! # Not done yet
+//! - **Bytes live in memory only.** Payloads are kept by the models' in-memory
+//!   stores. There is no sparse backing file yet, so the data set must fit in
+//!   RAM.
+//! - **Nothing persists across restarts.** When the process exits, the data,
+//!   zone states and write pointers are lost, and virtual time starts again at 0.
+//! - **No C ABI yet.** There are no `extern "C"` bindings and no header, so
+//!   C/C++ programs (the RocksDB FileSystem plugin) cannot use this crate yet.
+//!   Today it is a Rust API.
+//! - **Submission is synchronous.** Each thread has one request in flight
+//!   ([`EmulatedDevice::submit_nowait`] gives you the deadline, but nothing yet
+//!   polls many deadlines for you). There is no queue-pair or io_uring-like
+//!   interface.
+
+pub mod emulated;
+pub mod pacer;
+
+pub use emulated::{open_send, EmulatedCompletion, EmulatedDevice, EmulationConfig, EmulationError};
+pub use pacer::{Pacer, DEFAULT_SPIN_WINDOW};
