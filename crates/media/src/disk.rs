@@ -520,6 +520,14 @@ impl DiskMechanics {
         }
     }
 
+    /// Ends the sequential stream: the next access positions and waits for its
+    /// sector even if it starts where the last transfer ended. A drive-side cache
+    /// that restarts writing after a pause (a flush batch) has missed the next
+    /// sector and waits for it to come round, which this models.
+    pub fn end_stream(&mut self) {
+        self.stream_valid = false;
+    }
+
     /// Transfers `len_bytes` from byte `offset_bytes`, the request being ready at
     /// `ready_ns`. Requests queue on the actuator in call order.
     pub fn access(&mut self, ready_ns: Ns, offset_bytes: u64, len_bytes: u64) -> DiskAccess {

@@ -24,11 +24,10 @@
 //!   start it), so it waits for the sector to come round again: one revolution.
 //!   The mechanics would treat a restart within a revolution as an unbroken
 //!   stream (their stand-in for a write cache, which this model now is), so the
-//!   batch first re-reads the last block written — a one-block access that,
-//!   through the mechanics, ends exactly when the next sector passes the head. It
-//!   is counted among the mechanics' accesses (and its wait as rotational wait),
-//!   not as media bytes. A batch that starts later than that (after an idle
-//!   spell, or behind a read) positions through the mechanics as usual.
+//!   batch ends the mechanics' stream first (`DiskMechanics::end_stream`): the
+//!   write then waits, as rotational wait, for its sector to come round. A batch
+//!   that starts later than that (after an idle spell, or behind a read)
+//!   positions through the mechanics as usual.
 //! - **The staircase emerges.** After a sync the buffer is empty: writes are fast
 //!   (F: command overhead + interface transfer) until `buffer_mib` is used. The
 //!   next write finds no room and waits for a batch's setup, positioning and its
@@ -398,7 +397,6 @@ impl HddWriteCache {
         let mut last_done = self.flush_busy_until_ns;
         for (i, d) in batch.iter().enumerate() {
             let offset = d.lba * bb;
-            let mut at = ready;
             if i == 0 {
                 if let Some(s) = self.stream_end {
                     let continues = s.end_offset == offset
@@ -406,15 +404,14 @@ impl HddWriteCache {
                         && ready + core.command_ns <= s.media_done_ns + rotation;
                     if continues {
                         // Missed revolution: see the module docs.
-                        let verify = core.mech.access(ready, offset - bb, bb);
-                        at = verify.done_ns;
+                        core.mech.end_stream();
                         self.counters.missed_revolutions += 1;
                     }
                 }
             }
             // `write_media` adds the controller's command overhead: the firmware's
             // cost per media command.
-            let done = core.write_media(at, d.lba, d.blocks);
+            let done = core.write_media(ready, d.lba, d.blocks);
             debug_assert!(done >= last_done);
             last_done = done;
             self.flushing.push_back(Flushing { lba: d.lba, blocks: d.blocks, bytes: d.bytes, released_ns: done });
