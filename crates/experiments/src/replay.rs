@@ -15,7 +15,7 @@ use crate::run_result::{OpClass, Recorder, RunResult};
 use std::io::BufRead;
 use thiserror::Error;
 use zonelab_devices::{Command, Device, DeviceError, Payload};
-use zonelab_engine::{EventQueue, Ns, NS_PER_S};
+use zonelab_engine::{EventQueue, Ns};
 use zonelab_workloads::trace::{TraceError, TraceOp, TraceReader, TraceRecord};
 
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -225,6 +225,5 @@ pub fn run_replay<S: RecordSource>(
         m.insert("record_counts".into(), serde_json::to_value(counts).expect("counts serialise"));
     }
     let elapsed = rec.last_done_ns;
-    let _ = NS_PER_S;
     Ok(rec.finish("replay", 0, config, device.info().clone(), device.stats(elapsed)))
 }

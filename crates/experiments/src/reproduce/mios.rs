@@ -11,9 +11,9 @@ use super::{ProgressSink, ReproduceError, RunOptions, Target};
 use crate::reproduce_result::{round_sig, Claim, Figure, FigureKind, ReproduceResult, Series};
 use zonelab_devices::{open_device, Device};
 use zonelab_engine::{KIB, MIB};
-use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserRequest, SIZE_GROUP_BOUNDS};
+use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserRequest};
 use zonelab_systems::mios::ssd_threshold::measure_threshold;
-use zonelab_systems::mios::{accuracy_experiment, profile, AccuracyConfig, ProfileConfig, WriteState};
+use zonelab_systems::mios::{accuracy_experiment, profile, AccuracyConfig, ProfileConfig};
 use zonelab_workloads::pangu::PANGU_TABLE_1;
 
 pub struct MiosTarget;
@@ -122,7 +122,6 @@ impl Target for MiosTarget {
         figures.push(Figure { id: "fig8_ssd_queue_cdf".into(), title: "Fig. 8: CDF of SSD queue length".into(), kind: FigureKind::Line, x_label: "queue length".into(), y_label: "CDF".into(), categories: vec![], series: cdf_series });
         // Fig. 9: node B mean write latency per size group.
         let groups: Vec<String> = ["<4K", "4-16K", "16-64K", "64-256K", "256K-1M", ">=1M"].iter().map(|s| s.to_string()).collect();
-        let _ = SIZE_GROUP_BOUNDS;
         figures.push(Figure {
             id: "fig9_b_latency_by_size".into(),
             title: "Fig. 9: node B mean write latency per request size (us)".into(),
@@ -147,7 +146,6 @@ impl Target for MiosTarget {
                 names[ni], r[1].hdd_user_write_requests, r[1].writes, r[2].hdd_user_write_requests, r[1].hdd_padding_bytes as f64 / 1e9, r[2].hdd_padding_bytes as f64 / 1e9, r[1].hdd_syncs, r[2].hdd_syncs
             ));
         }
-        let _ = WriteState::F;
         claims.extend(more.claims);
         figures.extend(more.figures);
         notes.extend(more.notes);

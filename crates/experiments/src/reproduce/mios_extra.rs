@@ -363,6 +363,5 @@ pub(super) fn extra(scale: f64, seed: u64, params: ProfiledParams, l: &[u32], ba
             .collect();
         notes.push(format!("Fig. 15 at {iv} us (avg / p99): {}.", parts.join("; ")));
     }
-    let _ = step;
     Ok(Extra { claims, figures, notes })
 }

@@ -185,6 +185,9 @@ struct Node<'a> {
     predictor: WritePredictor,
     flag_hdd: bool,
     hdd_queue: VecDeque<usize>,
+    /// Bytes of the user writes waiting in `hdd_queue` (kept with it, so the
+    /// scheduler need not sum the queue on every arrival).
+    hdd_queued_bytes: u64,
     hdd_reads: VecDeque<usize>,
     hdd_busy: Option<(Ns, Ns, HddOp, WriteState)>,
     slow_phase: bool,
@@ -225,6 +228,7 @@ impl<'a> Node<'a> {
             predictor: WritePredictor::from_params(&cfg.params),
             flag_hdd: cfg.policy.uses_bcw() || matches!(cfg.policy, Policy::Swr { .. }),
             hdd_queue: VecDeque::new(),
+            hdd_queued_bytes: 0,
             hdd_reads: VecDeque::new(),
             hdd_busy: None,
             slow_phase: false,
@@ -337,6 +341,7 @@ impl<'a> Node<'a> {
         self.r.writes += 1;
         if self.steer_to_hdd(l, q.size_bytes) {
             self.hdd_queue.push_back(i);
+            self.hdd_queued_bytes += q.size_bytes;
             self.hdd_next(now)?;
         } else {
             let done = self.ssd_submit(now, q, true)?;
@@ -361,8 +366,7 @@ impl<'a> Node<'a> {
             Policy::SsdOnly => false,
             Policy::Swr { large_bytes } => long && size >= large_bytes && self.hdd_busy.is_none() && self.hdd_queue.is_empty(),
             Policy::MiosD | Policy::MiosE => {
-                let queued: u64 = self.hdd_queue.iter().map(|&j| self.reqs[j].size_bytes).sum();
-                let p = self.predict_after_queue(queued, size);
+                let p = self.predict_after_queue(self.hdd_queued_bytes, size);
                 (long && matches!(p, WriteState::F | WriteState::M)) || (self.cfg.policy == Policy::MiosE && p == WriteState::F)
             }
         }
@@ -434,6 +438,7 @@ impl<'a> Node<'a> {
                 let predicted = self.predictor.predict(size);
                 if predicted != WriteState::S || !self.cfg.policy.uses_bcw() {
                     self.hdd_queue.pop_front();
+                    self.hdd_queued_bytes -= size;
                     let pos = self.log_tail;
                     return self.hdd_log_write(now, size, HddOp::UserWrite { req: i, log_pos: pos }, predicted);
                 }
@@ -469,6 +474,7 @@ impl<'a> Node<'a> {
             self.gc_pending = true;
             if let HddOp::UserWrite { req, .. } = op {
                 self.hdd_queue.push_front(req);
+                self.hdd_queued_bytes += self.reqs[req].size_bytes;
             }
             return self.gc_step(now);
         }
