@@ -3,7 +3,11 @@
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Parser, Debug)]
-#[command(name = "zonelab", version, about = "A laboratory for zoned and hybrid storage: device models, paper reproductions, benchmarks in virtual time")]
+#[command(
+    name = "zonelab",
+    version,
+    about = "A laboratory for zoned and hybrid storage: device models, paper reproductions, benchmarks in virtual time"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Cmd,

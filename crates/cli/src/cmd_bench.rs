@@ -19,9 +19,21 @@ pub fn spec_from_args(a: &BenchArgs) -> Result<JobSpec, String> {
         iodepth: a.iodepth,
         numjobs: a.numjobs,
         offset_bytes: opt("offset", parse_size(&a.offset))?,
-        size_bytes: a.size.as_deref().map(|s| opt("size", parse_size(s))).transpose()?,
-        io_size_bytes: a.io_size.as_deref().map(|s| opt("io-size", parse_size(s))).transpose()?,
-        runtime_ns: a.runtime.as_deref().map(|s| opt("runtime", parse_duration_ns(s))).transpose()?,
+        size_bytes: a
+            .size
+            .as_deref()
+            .map(|s| opt("size", parse_size(s)))
+            .transpose()?,
+        io_size_bytes: a
+            .io_size
+            .as_deref()
+            .map(|s| opt("io-size", parse_size(s)))
+            .transpose()?,
+        runtime_ns: a
+            .runtime
+            .as_deref()
+            .map(|s| opt("runtime", parse_duration_ns(s)))
+            .transpose()?,
         rwmixread_percent: a.rwmixread,
         max_open_zones: a.max_open_zones,
     })
@@ -38,11 +50,17 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         }
         pb.set_position(done);
     };
-    let mut opts = BenchOptions { seed: a.seed, series_interval_ns: interval, ..BenchOptions::default() };
+    let mut opts = BenchOptions {
+        seed: a.seed,
+        series_interval_ns: interval,
+        ..BenchOptions::default()
+    };
     if a.precondition {
-        opts.start_ns = precondition(device.as_mut(), &spec, &opts).map_err(|e| format!("precondition: {e}"))?;
+        opts.start_ns = precondition(device.as_mut(), &spec, &opts)
+            .map_err(|e| format!("precondition: {e}"))?;
     }
-    let result = run_bench(device.as_mut(), &spec, &opts, Some(&mut report)).map_err(|e| e.to_string())?;
+    let result =
+        run_bench(device.as_mut(), &spec, &opts, Some(&mut report)).map_err(|e| e.to_string())?;
     pb.finish_and_clear();
     emit(&result, a.json, a.out.as_deref())
 }
@@ -92,13 +110,22 @@ pub fn summary_table(r: &RunResult) -> String {
             table::fmt_ns(l.max_ns),
         ]);
     }
-    s.push_str(&table::render(&["op", "count", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "max"], &rows));
+    s.push_str(&table::render(
+        &[
+            "op", "count", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "max",
+        ],
+        &rows,
+    ));
     let d = &r.device_stats;
     s.push_str(&format!(
         "\ndevice: host writes {} B, media writes {} B, GC runs {}, GC copied {} B, erases {}, zone resets {} (job resets {})\n",
         d.host_write_bytes, d.media_write_bytes, d.gc_runs, d.gc_copied_bytes, d.erases, d.zone_resets, r.job_zone_resets
     ));
-    let util: Vec<String> = d.utilisation.iter().map(|(k, v)| format!("{k} {:.1}%", v * 100.0)).collect();
+    let util: Vec<String> = d
+        .utilisation
+        .iter()
+        .map(|(k, v)| format!("{k} {:.1}%", v * 100.0))
+        .collect();
     if !util.is_empty() {
         s.push_str(&format!("utilisation: {}\n", util.join(", ")));
     }

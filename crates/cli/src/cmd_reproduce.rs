@@ -9,7 +9,10 @@ use zonelab_experiments::reproduce::{run_target, targets, write_outputs, RunOpti
 
 pub fn run(a: ReproduceArgs) -> Result<(), String> {
     if a.list {
-        let rows: Vec<Vec<String>> = targets().iter().map(|t| vec![t.name().to_string(), t.description().to_string()]).collect();
+        let rows: Vec<Vec<String>> = targets()
+            .iter()
+            .map(|t| vec![t.name().to_string(), t.description().to_string()])
+            .collect();
         print!("{}", table::render(&["target", "description"], &rows));
         return Ok(());
     }
@@ -18,8 +21,15 @@ pub fn run(a: ReproduceArgs) -> Result<(), String> {
     };
     let started = SystemTime::now();
     let wall = std::time::Instant::now();
-    let mut bar = progress::StepBar(progress::bar(1, "{spinner} [{bar:30}] {pos}/{len} {msg} ({elapsed})"));
-    let opts = RunOptions { scale: a.scale, seed: a.seed, traces_dir: a.traces.clone() };
+    let mut bar = progress::StepBar(progress::bar(
+        1,
+        "{spinner} [{bar:30}] {pos}/{len} {msg} ({elapsed})",
+    ));
+    let opts = RunOptions {
+        scale: a.scale,
+        seed: a.seed,
+        traces_dir: a.traces.clone(),
+    };
     let result = run_target(name, &opts, &mut bar).map_err(|e| e.to_string())?;
     bar.0.finish_and_clear();
     let run_info = serde_json::json!({
@@ -37,11 +47,33 @@ pub fn run(a: ReproduceArgs) -> Result<(), String> {
     let rows: Vec<Vec<String>> = result
         .claims
         .iter()
-        .map(|c| vec![c.id.clone(), c.paper.to_string(), c.measured.to_string(), c.unit.clone(), if c.holds { "holds".into() } else { "MISSES".into() }])
+        .map(|c| {
+            vec![
+                c.id.clone(),
+                c.paper.to_string(),
+                c.measured.to_string(),
+                c.unit.clone(),
+                if c.holds {
+                    "holds".into()
+                } else {
+                    "MISSES".into()
+                },
+            ]
+        })
         .collect();
-    println!("reproduce {} (scale {}, seed {})", result.target, result.scale, result.seed);
-    print!("{}", table::render(&["claim", "paper", "measured", "unit", "result"], &rows));
+    println!(
+        "reproduce {} (scale {}, seed {})",
+        result.target, result.scale, result.seed
+    );
+    print!(
+        "{}",
+        table::render(&["claim", "paper", "measured", "unit", "result"], &rows)
+    );
     let held = result.claims.iter().filter(|c| c.holds).count();
-    println!("\n{held} of {} claims hold; report: {}", result.claims.len(), files.report_html.display());
+    println!(
+        "\n{held} of {} claims hold; report: {}",
+        result.claims.len(),
+        files.report_html.display()
+    );
     Ok(())
 }

@@ -16,38 +16,110 @@ pub fn run(a: SynthArgs) -> Result<(), String> {
     if a.list {
         let rows: Vec<Vec<String>> = MSR_TABLE_I
             .iter()
-            .map(|p| vec![p.name.to_string(), p.written_gb.to_string(), p.read_gb.to_string(), format!("{:.2}%", p.write_ratio * 100.0), format!("{:.2}%", p.update_ratio * 100.0)])
+            .map(|p| {
+                vec![
+                    p.name.to_string(),
+                    p.written_gb.to_string(),
+                    p.read_gb.to_string(),
+                    format!("{:.2}%", p.write_ratio * 100.0),
+                    format!("{:.2}%", p.update_ratio * 100.0),
+                ]
+            })
             .collect();
-        print!("{}", table::render(&["trace", "written GB", "read GB", "write ratio", "update ratio"], &rows));
+        print!(
+            "{}",
+            table::render(
+                &[
+                    "trace",
+                    "written GB",
+                    "read GB",
+                    "write ratio",
+                    "update ratio"
+                ],
+                &rows
+            )
+        );
         let rows: Vec<Vec<String>> = PANGU_TABLE_1
             .iter()
-            .map(|n| vec![n.name.to_string(), n.duration_min.to_string(), n.avg_request_kb.to_string(), n.avg_krps.to_string(), n.peak_krps.to_string()])
+            .map(|n| {
+                vec![
+                    n.name.to_string(),
+                    n.duration_min.to_string(),
+                    n.avg_request_kb.to_string(),
+                    n.avg_krps.to_string(),
+                    n.peak_krps.to_string(),
+                ]
+            })
             .collect();
         println!("\nPangu nodes (MIOS Table 1):");
-        print!("{}", table::render(&["trace", "minutes", "avg request KB", "avg KRPS", "peak KRPS"], &rows));
+        print!(
+            "{}",
+            table::render(
+                &[
+                    "trace",
+                    "minutes",
+                    "avg request KB",
+                    "avg KRPS",
+                    "peak KRPS"
+                ],
+                &rows
+            )
+        );
         return Ok(());
     }
     let Some(name) = a.like.as_deref() else {
         return Err("synth-trace needs --like <trace> (see --list)".to_string());
     };
-    let known = || MSR_TABLE_I.iter().map(|p| p.name).chain(PANGU_TABLE_1.iter().map(|n| n.name)).collect::<Vec<_>>().join(", ");
+    let known = || {
+        MSR_TABLE_I
+            .iter()
+            .map(|p| p.name)
+            .chain(PANGU_TABLE_1.iter().map(|n| n.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if !(a.scale.is_finite() && a.scale > 0.0 && a.scale <= 10.0) {
-        return Err(format!("--scale {} is out of range (0 < scale <= 10)", a.scale));
+        return Err(format!(
+            "--scale {} is out of range (0 < scale <= 10)",
+            a.scale
+        ));
     }
     let capacity = parse_size(&a.capacity).map_err(|e| format!("--capacity: {e}"))?;
     if capacity < 64 << 20 {
-        return Err(format!("--capacity {capacity} bytes is too small (at least 64 MiB)"));
+        return Err(format!(
+            "--capacity {capacity} bytes is too small (at least 64 MiB)"
+        ));
     }
     let rng = RngStreams::new(a.seed).stream("synth-trace");
-    let header = |source: &str| format!("# look-alike of {source} {name}, scale {}, seed {}, capacity {capacity} bytes", a.scale, a.seed);
+    let header = |source: &str| {
+        format!(
+            "# look-alike of {source} {name}, scale {}, seed {}, capacity {capacity} bytes",
+            a.scale, a.seed
+        )
+    };
     let summary = if let Some(p) = find_profile(name) {
         let mut trace = SynthTrace::new(*p, a.scale, capacity, rng);
-        write_trace(a.out.as_deref(), &header("MSR Cambridge (MU-RMW Table I)"), trace.by_ref())?;
+        write_trace(
+            a.out.as_deref(),
+            &header("MSR Cambridge (MU-RMW Table I)"),
+            trace.by_ref(),
+        )?;
         let s = trace.summary;
-        format!("{} requests, {:.3} GB written, {:.3} GB read, write ratio {:.2}%, update ratio {:.2}%", s.requests, s.written_bytes as f64 / 1e9, s.read_bytes as f64 / 1e9, s.write_ratio() * 100.0, s.update_ratio() * 100.0)
+        format!(
+            "{} requests, {:.3} GB written, {:.3} GB read, write ratio {:.2}%, update ratio {:.2}%",
+            s.requests,
+            s.written_bytes as f64 / 1e9,
+            s.read_bytes as f64 / 1e9,
+            s.write_ratio() * 100.0,
+            s.update_ratio() * 100.0
+        )
     } else if let Some(n) = find_node(name) {
         let mut trace = PanguTrace::new(*n, a.scale, capacity, rng);
-        write_trace(a.out.as_deref(), &header("Pangu node (MIOS Table 1)"), trace.by_ref())?;
+        write_trace(
+            a.out.as_deref(),
+            &header("Pangu node (MIOS Table 1)"),
+            trace.by_ref(),
+        )?;
         let s = trace.summary;
         format!(
             "{} requests over {:.1} s, {:.3} GB written, {:.3} GB read, {:.1}% writes, {:.1}% of writes <= 10 KiB, peak {} req/s",
@@ -60,16 +132,25 @@ pub fn run(a: SynthArgs) -> Result<(), String> {
             s.peak_rps
         )
     } else {
-        return Err(format!("--like: unknown trace `{name}` (known: {})", known()));
+        return Err(format!(
+            "--like: unknown trace `{name}` (known: {})",
+            known()
+        ));
     };
     eprintln!("{name}: {summary}");
     Ok(())
 }
 
 /// Writes the header, the CSV column line and every record to `out` (stdout if none).
-fn write_trace(out: Option<&std::path::Path>, header: &str, records: impl Iterator<Item = TraceRecord>) -> Result<(), String> {
+fn write_trace(
+    out: Option<&std::path::Path>,
+    header: &str,
+    records: impl Iterator<Item = TraceRecord>,
+) -> Result<(), String> {
     let sink: Box<dyn Write> = match out {
-        Some(p) => Box::new(std::fs::File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?),
+        Some(p) => Box::new(
+            std::fs::File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
+        ),
         None => Box::new(std::io::stdout().lock()),
     };
     let mut w = std::io::BufWriter::new(sink);

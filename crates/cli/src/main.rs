@@ -22,7 +22,11 @@ fn main() {
         Err(e) => {
             // One line, as for every other error; `--help` has the details.
             let text = e.render().to_string();
-            let message: Vec<&str> = text.lines().map(str::trim).take_while(|l| !l.is_empty() && !l.starts_with("Usage:")).collect();
+            let message: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"))
+                .collect();
             let message = message.join(" ");
             let message = message.trim_start_matches("error: ");
             eprintln!("zonelab: error: {message} (see `zonelab --help`)");

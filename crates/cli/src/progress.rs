@@ -14,7 +14,10 @@ pub fn bar(len: u64, template: &str) -> ProgressBar {
 
 /// A byte-count progress bar for bench and replay.
 pub fn bytes_bar() -> ProgressBar {
-    bar(0, "{spinner} [{bar:40}] {bytes}/{total_bytes} simulated ({elapsed})")
+    bar(
+        0,
+        "{spinner} [{bar:40}] {bytes}/{total_bytes} simulated ({elapsed})",
+    )
 }
 
 /// Adapts a bar to the reproduce harness's step reports.

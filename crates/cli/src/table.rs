@@ -10,11 +10,24 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
         }
     }
     let line = |cells: Vec<&str>| {
-        cells.iter().enumerate().map(|(i, c)| format!("{:<w$}", c, w = widths[i])).collect::<Vec<_>>().join("  ").trim_end().to_string()
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{:<w$}", c, w = widths[i]))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
     };
     let mut out = line(header.to_vec());
     out.push('\n');
-    out.push_str(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+    out.push_str(
+        &widths
+            .iter()
+            .map(|w| "-".repeat(*w))
+            .collect::<Vec<_>>()
+            .join("  "),
+    );
     out.push('\n');
     for r in rows {
         out.push_str(&line(r.iter().map(|s| s.as_str()).collect()));

@@ -6,10 +6,14 @@
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let lower = t.to_ascii_lowercase();
-    let digits_end = lower.find(|c: char| !c.is_ascii_digit()).unwrap_or(lower.len());
+    let digits_end = lower
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(lower.len());
     let (num, suffix) = lower.split_at(digits_end);
     if num.is_empty() {
-        return Err(format!("`{s}` is not a size (examples: 4096, 4k, 1MiB, 2g)"));
+        return Err(format!(
+            "`{s}` is not a size (examples: 4096, 4k, 1MiB, 2g)"
+        ));
     }
     let n: u64 = num.parse().map_err(|_| format!("`{s}` is too large"))?;
     let mult: u64 = match suffix {
@@ -18,17 +22,26 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "m" | "mb" | "mib" => 1 << 20,
         "g" | "gb" | "gib" => 1 << 30,
         "t" | "tb" | "tib" => 1 << 40,
-        _ => return Err(format!("`{s}` has an unknown size suffix `{suffix}` (use k, m, g or t)")),
+        _ => {
+            return Err(format!(
+                "`{s}` has an unknown size suffix `{suffix}` (use k, m, g or t)"
+            ))
+        }
     };
-    n.checked_mul(mult).ok_or_else(|| format!("`{s}` is too large"))
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("`{s}` is too large"))
 }
 
 /// Parses a virtual duration into nanoseconds: a number with ns/us/ms/s/m/h.
 pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     let t = s.trim().to_ascii_lowercase();
-    let num_end = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let num_end = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
     let (num, suffix) = t.split_at(num_end);
-    let n: f64 = num.parse().map_err(|_| format!("`{s}` is not a duration (examples: 500ms, 10s, 2m)"))?;
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration (examples: 500ms, 10s, 2m)"))?;
     let mult = match suffix {
         "ns" => 1.0,
         "us" => 1e3,
@@ -36,7 +49,11 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
         "" | "s" => 1e9,
         "m" | "min" => 60e9,
         "h" => 3600e9,
-        _ => return Err(format!("`{s}` has an unknown time unit `{suffix}` (use ns, us, ms, s, m or h)")),
+        _ => {
+            return Err(format!(
+                "`{s}` has an unknown time unit `{suffix}` (use ns, us, ms, s, m or h)"
+            ))
+        }
     };
     let ns = n * mult;
     if !ns.is_finite() || ns <= 0.0 || ns > u64::MAX as f64 {

@@ -5,7 +5,10 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn zonelab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zonelab")).args(args).output().expect("zonelab runs")
+    Command::new(env!("CARGO_BIN_EXE_zonelab"))
+        .args(args)
+        .output()
+        .expect("zonelab runs")
 }
 
 fn stdout(o: &Output) -> String {
@@ -20,10 +23,21 @@ fn stderr(o: &Output) -> String {
 /// every `needle`, and no panic.
 fn assert_clean_error(o: &Output, needles: &[&str]) {
     let err = stderr(o);
-    assert!(!o.status.success(), "expected failure, got success; stdout: {}", stdout(o));
-    assert!(matches!(o.status.code(), Some(1) | Some(2)), "exit code; stderr: {err}");
+    assert!(
+        !o.status.success(),
+        "expected failure, got success; stdout: {}",
+        stdout(o)
+    );
+    assert!(
+        matches!(o.status.code(), Some(1) | Some(2)),
+        "exit code; stderr: {err}"
+    );
     assert!(!err.contains("panicked"), "panic: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line expected: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected: {err}"
+    );
     for n in needles {
         assert!(err.contains(n), "stderr {err:?} lacks {n:?}");
     }
@@ -57,15 +71,35 @@ fn zones_reports_the_zn540_layout() {
 
 #[test]
 fn bench_json_is_deterministic_and_complete() {
-    let args = ["bench", "--device", "ssd-conventional", "--rw", "randrw", "--bs", "4k", "--iodepth", "8", "--io-size", "8m", "--json", "--seed", "3"];
+    let args = [
+        "bench",
+        "--device",
+        "ssd-conventional",
+        "--rw",
+        "randrw",
+        "--bs",
+        "4k",
+        "--iodepth",
+        "8",
+        "--io-size",
+        "8m",
+        "--json",
+        "--seed",
+        "3",
+    ];
     let a = zonelab(&args);
     let b = zonelab(&args);
     assert!(a.status.success(), "{}", stderr(&a));
-    assert_eq!(a.stdout, b.stdout, "same seed must give byte-identical JSON");
+    assert_eq!(
+        a.stdout, b.stdout,
+        "same seed must give byte-identical JSON"
+    );
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
     assert_eq!(v["ops"], 2048);
     assert_eq!(v["seed"], 3);
-    for key in ["p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns", "max_ns"] {
+    for key in [
+        "p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns", "max_ns",
+    ] {
         assert!(v["latency"][key].as_u64().unwrap() > 0, "{key}");
     }
     assert!(v["read"]["ops"].as_u64().unwrap() > 0 && v["write"]["ops"].as_u64().unwrap() > 0);
@@ -74,8 +108,26 @@ fn bench_json_is_deterministic_and_complete() {
     let ds = &v["device_stats"];
     let waf = ds["media_write_bytes"].as_f64().unwrap() / ds["host_write_bytes"].as_f64().unwrap();
     assert!((ds["write_amplification"].as_f64().unwrap() - waf).abs() < 1e-5);
-    let other_seed = zonelab(&["bench", "--device", "ssd-conventional", "--rw", "randrw", "--bs", "4k", "--iodepth", "8", "--io-size", "8m", "--json", "--seed", "4"]);
-    assert_ne!(a.stdout, other_seed.stdout, "the seed must matter for a random job");
+    let other_seed = zonelab(&[
+        "bench",
+        "--device",
+        "ssd-conventional",
+        "--rw",
+        "randrw",
+        "--bs",
+        "4k",
+        "--iodepth",
+        "8",
+        "--io-size",
+        "8m",
+        "--json",
+        "--seed",
+        "4",
+    ]);
+    assert_ne!(
+        a.stdout, other_seed.stdout,
+        "the seed must matter for a random job"
+    );
 }
 
 #[test]
@@ -83,17 +135,31 @@ fn reproduce_devices_holds_at_reduced_scale_and_is_deterministic() {
     let dir = tempfile::tempdir().unwrap();
     let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
     for d in [&d1, &d2] {
-        let o = zonelab(&["reproduce", "devices", "--scale", "0.02", "--out", d.to_str().unwrap()]);
+        let o = zonelab(&[
+            "reproduce",
+            "devices",
+            "--scale",
+            "0.02",
+            "--out",
+            d.to_str().unwrap(),
+        ]);
         assert!(o.status.success(), "{}", stderr(&o));
         assert!(stdout(&o).contains("zn540.seq_read_mib_s"));
     }
     let r1 = std::fs::read(d1.join("results.json")).unwrap();
-    assert_eq!(r1, std::fs::read(d2.join("results.json")).unwrap(), "results.json must be byte-identical");
+    assert_eq!(
+        r1,
+        std::fs::read(d2.join("results.json")).unwrap(),
+        "results.json must be byte-identical"
+    );
     let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
     let claims = v["claims"].as_array().unwrap();
     assert_eq!(claims.len(), 6);
     for c in claims {
-        assert_eq!(c["holds"], true, "Table 1 calibration misses at reduced scale: {c}");
+        assert_eq!(
+            c["holds"], true,
+            "Table 1 calibration misses at reduced scale: {c}"
+        );
     }
     let html = std::fs::read_to_string(d1.join("report.html")).unwrap();
     assert!(html.contains("<svg") && html.contains("st14000nm0007.rand_read_iops"));
@@ -104,49 +170,127 @@ fn reproduce_devices_holds_at_reduced_scale_and_is_deterministic() {
 fn reproduce_list_and_bad_targets() {
     let o = zonelab(&["reproduce", "--list"]);
     assert!(o.status.success() && stdout(&o).contains("devices"));
-    assert_clean_error(&zonelab(&["reproduce", "nosuch"]), &["unknown reproduce target `nosuch`", "devices"]);
-    assert_clean_error(&zonelab(&["reproduce", "devices", "--scale", "0"]), &["--scale 0"]);
+    assert_clean_error(
+        &zonelab(&["reproduce", "nosuch"]),
+        &["unknown reproduce target `nosuch`", "devices"],
+    );
+    assert_clean_error(
+        &zonelab(&["reproduce", "devices", "--scale", "0"]),
+        &["--scale 0"],
+    );
     assert_clean_error(&zonelab(&["reproduce"]), &["needs a target"]);
 }
 
 #[test]
 fn unknown_profile_name_is_a_clean_error() {
-    assert_clean_error(&zonelab(&["bench", "--device", "zn999"]), &["unknown device profile `zn999`", "zn540"]);
+    assert_clean_error(
+        &zonelab(&["bench", "--device", "zn999"]),
+        &["unknown device profile `zn999`", "zn540"],
+    );
 }
 
 #[test]
 fn unreadable_profile_file_is_a_clean_error() {
-    assert_clean_error(&zonelab(&["bench", "--device", "/nonexistent/dev.toml"]), &["cannot read profile file", "/nonexistent/dev.toml"]);
+    assert_clean_error(
+        &zonelab(&["bench", "--device", "/nonexistent/dev.toml"]),
+        &["cannot read profile file", "/nonexistent/dev.toml"],
+    );
 }
 
 #[test]
 fn out_of_range_profile_value_names_field_value_and_range() {
     let dir = tempfile::tempdir().unwrap();
-    let text = include_str!("../../../profiles/zn540.toml").replace("channels = 8 ", "channels = 0 ");
+    let text =
+        include_str!("../../../profiles/zn540.toml").replace("channels = 8 ", "channels = 0 ");
     let p = write(dir.path(), "bad.toml", &text);
-    assert_clean_error(&zonelab(&["bench", "--device", &p]), &["flash.channels", "= 0", "1..=64"]);
+    assert_clean_error(
+        &zonelab(&["bench", "--device", &p]),
+        &["flash.channels", "= 0", "1..=64"],
+    );
     let typo = include_str!("../../../profiles/zn540.toml").replace("read_us =", "read_usec =");
     let p = write(dir.path(), "typo.toml", &typo);
-    assert_clean_error(&zonelab(&["bench", "--device", &p]), &["unknown field `read_usec`"]);
+    assert_clean_error(
+        &zonelab(&["bench", "--device", &p]),
+        &["unknown field `read_usec`"],
+    );
 }
 
 #[test]
 fn bad_job_options_are_clean_errors() {
-    assert_clean_error(&zonelab(&["bench", "--device", "zn540", "--bs", "abc"]), &["--bs", "abc"]);
-    assert_clean_error(&zonelab(&["bench", "--device", "zn540", "--bs", "1000"]), &["bs", "multiple"]);
-    assert_clean_error(&zonelab(&["bench", "--device", "zn540", "--rw", "sideways"]), &["--rw", "sideways"]);
-    assert_clean_error(&zonelab(&["bench", "--device", "zn540", "--iodepth", "0"]), &["iodepth"]);
-    assert_clean_error(&zonelab(&["bench", "--device", "zn540", "--runtime", "soon"]), &["--runtime"]);
-    assert_clean_error(&zonelab(&["bench", "--device", "zn540", "--rw", "randwrite", "--max-open-zones", "20"]), &["max_open_zones", "14"]);
+    assert_clean_error(
+        &zonelab(&["bench", "--device", "zn540", "--bs", "abc"]),
+        &["--bs", "abc"],
+    );
+    assert_clean_error(
+        &zonelab(&["bench", "--device", "zn540", "--bs", "1000"]),
+        &["bs", "multiple"],
+    );
+    assert_clean_error(
+        &zonelab(&["bench", "--device", "zn540", "--rw", "sideways"]),
+        &["--rw", "sideways"],
+    );
+    assert_clean_error(
+        &zonelab(&["bench", "--device", "zn540", "--iodepth", "0"]),
+        &["iodepth"],
+    );
+    assert_clean_error(
+        &zonelab(&["bench", "--device", "zn540", "--runtime", "soon"]),
+        &["--runtime"],
+    );
+    assert_clean_error(
+        &zonelab(&[
+            "bench",
+            "--device",
+            "zn540",
+            "--rw",
+            "randwrite",
+            "--max-open-zones",
+            "20",
+        ]),
+        &["max_open_zones", "14"],
+    );
 }
 
 #[test]
 fn malformed_trace_line_names_file_line_and_field() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(dir.path(), "t.csv", "0,R,0,4096\n1000,W,4096,abc\n");
-    assert_clean_error(&zonelab(&["replay", "--device", "ssd-conventional", "--trace", &p, "--format", "csv"]), &["t.csv:2", "size_bytes"]);
-    assert_clean_error(&zonelab(&["replay", "--device", "ssd-conventional", "--trace", "/nonexistent/t.csv", "--format", "csv"]), &["/nonexistent/t.csv"]);
-    assert_clean_error(&zonelab(&["replay", "--device", "ssd-conventional", "--trace", &p, "--format", "tarot"]), &["--format"]);
+    assert_clean_error(
+        &zonelab(&[
+            "replay",
+            "--device",
+            "ssd-conventional",
+            "--trace",
+            &p,
+            "--format",
+            "csv",
+        ]),
+        &["t.csv:2", "size_bytes"],
+    );
+    assert_clean_error(
+        &zonelab(&[
+            "replay",
+            "--device",
+            "ssd-conventional",
+            "--trace",
+            "/nonexistent/t.csv",
+            "--format",
+            "csv",
+        ]),
+        &["/nonexistent/t.csv"],
+    );
+    assert_clean_error(
+        &zonelab(&[
+            "replay",
+            "--device",
+            "ssd-conventional",
+            "--trace",
+            &p,
+            "--format",
+            "tarot",
+        ]),
+        &["--format"],
+    );
 }
 
 #[test]
@@ -154,7 +298,12 @@ fn zone_rule_violation_from_a_trace_is_a_clean_error() {
     let dir = tempfile::tempdir().unwrap();
     // A write in the middle of an empty zone: not at the write pointer.
     let p = write(dir.path(), "t.csv", "0,W,0,4096\n1000,W,1048576,4096\n");
-    assert_clean_error(&zonelab(&["replay", "--device", "zn540", "--trace", &p, "--format", "csv"]), &["t.csv:2", "not at the write pointer"]);
+    assert_clean_error(
+        &zonelab(&[
+            "replay", "--device", "zn540", "--trace", &p, "--format", "csv",
+        ]),
+        &["t.csv:2", "not at the write pointer"],
+    );
 }
 
 #[test]
@@ -162,19 +311,49 @@ fn replay_open_and_closed_loop() {
     let dir = tempfile::tempdir().unwrap();
     let mut text = String::new();
     for i in 0..200u64 {
-        text.push_str(&format!("{},{},{},4096\n", i * 100_000, if i % 3 == 0 { "W" } else { "R" }, (i * 7919 % 1000) * 4096));
+        text.push_str(&format!(
+            "{},{},{},4096\n",
+            i * 100_000,
+            if i % 3 == 0 { "W" } else { "R" },
+            (i * 7919 % 1000) * 4096
+        ));
     }
     let p = write(dir.path(), "t.csv", &text);
-    let open = zonelab(&["replay", "--device", "ssd-conventional", "--trace", &p, "--json"]);
+    let open = zonelab(&[
+        "replay",
+        "--device",
+        "ssd-conventional",
+        "--trace",
+        &p,
+        "--json",
+    ]);
     assert!(open.status.success(), "{}", stderr(&open));
     let v: serde_json::Value = serde_json::from_slice(&open.stdout).unwrap();
     assert_eq!(v["ops"], 200);
     // Open loop: the run lasts at least as long as the trace.
     assert!(v["duration_ns"].as_u64().unwrap() >= 199 * 100_000);
-    let fast = zonelab(&["replay", "--device", "ssd-conventional", "--trace", &p, "--json", "--speed", "10"]);
+    let fast = zonelab(&[
+        "replay",
+        "--device",
+        "ssd-conventional",
+        "--trace",
+        &p,
+        "--json",
+        "--speed",
+        "10",
+    ]);
     let vf: serde_json::Value = serde_json::from_slice(&fast.stdout).unwrap();
     assert!(vf["duration_ns"].as_u64().unwrap() < v["duration_ns"].as_u64().unwrap());
-    let closed = zonelab(&["replay", "--device", "ssd-conventional", "--trace", &p, "--json", "--qd", "4"]);
+    let closed = zonelab(&[
+        "replay",
+        "--device",
+        "ssd-conventional",
+        "--trace",
+        &p,
+        "--json",
+        "--qd",
+        "4",
+    ]);
     let vc: serde_json::Value = serde_json::from_slice(&closed.stdout).unwrap();
     assert_eq!(vc["ops"], 200);
     assert!(vc["duration_ns"].as_u64().unwrap() < v["duration_ns"].as_u64().unwrap());
@@ -184,37 +363,122 @@ fn replay_open_and_closed_loop() {
 fn synth_trace_writes_a_replayable_look_alike() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("rsrch_0.csv");
-    let o = zonelab(&["synth-trace", "--like", "rsrch_0", "--scale", "0.0005", "--capacity", "1g", "--out", out.to_str().unwrap()]);
+    let o = zonelab(&[
+        "synth-trace",
+        "--like",
+        "rsrch_0",
+        "--scale",
+        "0.0005",
+        "--capacity",
+        "1g",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("write ratio"));
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.lines().filter(|l| !l.starts_with('#')).count() > 100);
     let again = dir.path().join("again.csv");
-    zonelab(&["synth-trace", "--like", "rsrch_0", "--scale", "0.0005", "--capacity", "1g", "--out", again.to_str().unwrap()]);
-    assert_eq!(text, std::fs::read_to_string(&again).unwrap(), "same seed, same trace");
+    zonelab(&[
+        "synth-trace",
+        "--like",
+        "rsrch_0",
+        "--scale",
+        "0.0005",
+        "--capacity",
+        "1g",
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        text,
+        std::fs::read_to_string(&again).unwrap(),
+        "same seed, same trace"
+    );
     let list = zonelab(&["synth-trace", "--list"]);
-    assert!(stdout(&list).contains("stg_1") && stdout(&list).contains("99.92%") && stdout(&list).contains("pangu_d"));
+    assert!(
+        stdout(&list).contains("stg_1")
+            && stdout(&list).contains("99.92%")
+            && stdout(&list).contains("pangu_d")
+    );
     let pangu = dir.path().join("pangu_c.csv");
-    let o = zonelab(&["synth-trace", "--like", "pangu_c", "--scale", "0.002", "--capacity", "64g", "--out", pangu.to_str().unwrap()]);
-    assert!(o.status.success() && stderr(&o).contains("of writes <= 10 KiB"), "{}", stderr(&o));
-    let r = zonelab(&["replay", "--device", "ssd-conventional", "--trace", out.to_str().unwrap(), "--format", "csv", "--json"]);
+    let o = zonelab(&[
+        "synth-trace",
+        "--like",
+        "pangu_c",
+        "--scale",
+        "0.002",
+        "--capacity",
+        "64g",
+        "--out",
+        pangu.to_str().unwrap(),
+    ]);
+    assert!(
+        o.status.success() && stderr(&o).contains("of writes <= 10 KiB"),
+        "{}",
+        stderr(&o)
+    );
+    let r = zonelab(&[
+        "replay",
+        "--device",
+        "ssd-conventional",
+        "--trace",
+        out.to_str().unwrap(),
+        "--format",
+        "csv",
+        "--json",
+    ]);
     assert!(r.status.success(), "{}", stderr(&r));
 }
 
 #[test]
 fn synth_trace_bad_input_is_a_clean_error() {
-    assert_clean_error(&zonelab(&["synth-trace", "--like", "nosuch_1"]), &["unknown trace `nosuch_1`", "rsrch_0"]);
+    assert_clean_error(
+        &zonelab(&["synth-trace", "--like", "nosuch_1"]),
+        &["unknown trace `nosuch_1`", "rsrch_0"],
+    );
     assert_clean_error(&zonelab(&["synth-trace"]), &["--like"]);
-    assert_clean_error(&zonelab(&["synth-trace", "--like", "web_0", "--scale", "0"]), &["--scale"]);
-    assert_clean_error(&zonelab(&["synth-trace", "--like", "web_0", "--capacity", "1k"]), &["--capacity"]);
+    assert_clean_error(
+        &zonelab(&["synth-trace", "--like", "web_0", "--scale", "0"]),
+        &["--scale"],
+    );
+    assert_clean_error(
+        &zonelab(&["synth-trace", "--like", "web_0", "--capacity", "1k"]),
+        &["--capacity"],
+    );
 }
 
 #[test]
 fn replay_folds_offsets_beyond_the_device_only_when_asked() {
     let dir = tempfile::tempdir().unwrap();
-    let p = write(dir.path(), "far.csv", "0,W,0,4096\n1000,R,1099511627776,4096\n");
-    assert_clean_error(&zonelab(&["replay", "--device", "ssd-conventional", "--trace", &p, "--format", "csv"]), &["far.csv:2", "beyond"]);
-    let o = zonelab(&["replay", "--device", "ssd-conventional", "--trace", &p, "--format", "csv", "--fold", "--json"]);
+    let p = write(
+        dir.path(),
+        "far.csv",
+        "0,W,0,4096\n1000,R,1099511627776,4096\n",
+    );
+    assert_clean_error(
+        &zonelab(&[
+            "replay",
+            "--device",
+            "ssd-conventional",
+            "--trace",
+            &p,
+            "--format",
+            "csv",
+        ]),
+        &["far.csv:2", "beyond"],
+    );
+    let o = zonelab(&[
+        "replay",
+        "--device",
+        "ssd-conventional",
+        "--trace",
+        &p,
+        "--format",
+        "csv",
+        "--fold",
+        "--json",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["config"]["record_counts"]["folded_to_capacity"], 1);
@@ -222,7 +486,12 @@ fn replay_folds_offsets_beyond_the_device_only_when_asked() {
 
 #[test]
 fn malformed_arguments_get_one_line_and_exit_2() {
-    for args in [&["bench"][..], &["bench", "--device", "zn540", "--iodepth", "many"], &["frobnicate"], &["reproduce", "devices", "--scale", "big"]] {
+    for args in [
+        &["bench"][..],
+        &["bench", "--device", "zn540", "--iodepth", "many"],
+        &["frobnicate"],
+        &["reproduce", "devices", "--scale", "big"],
+    ] {
         let o = zonelab(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert_clean_error(&o, &["zonelab: error:"]);
@@ -236,14 +505,35 @@ fn reproduce_mu_rmw_runs_on_look_alikes_deterministically() {
     let dir = tempfile::tempdir().unwrap();
     let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
     for d in [&d1, &d2] {
-        let o = zonelab(&["reproduce", "mu-rmw", "--scale", "0.01", "--out", d.to_str().unwrap()]);
+        let o = zonelab(&[
+            "reproduce",
+            "mu-rmw",
+            "--scale",
+            "0.01",
+            "--out",
+            d.to_str().unwrap(),
+        ]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
     let r1 = std::fs::read(d1.join("results.json")).unwrap();
     assert_eq!(r1, std::fs::read(d2.join("results.json")).unwrap());
     let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
-    let ids: Vec<&str> = v["claims"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["fig6.avg_rt_reduction_vs_pore", "fig6.avg_rt_reduction_vs_skylight", "fig7.waf_ratio_pore", "fig7.waf_ratio_skylight", "fig9.wcrt_ratio_skylight"]);
+    let ids: Vec<&str> = v["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "fig6.avg_rt_reduction_vs_pore",
+            "fig6.avg_rt_reduction_vs_skylight",
+            "fig7.waf_ratio_pore",
+            "fig7.waf_ratio_skylight",
+            "fig9.wcrt_ratio_skylight"
+        ]
+    );
     assert!(v["notes"][0].as_str().unwrap().contains("look-alike"));
     // Skylight and PORE rewrite bands on cleanings; MU-RMW's WAF is never above theirs.
     let waf = std::fs::read_to_string(d1.join("fig7_waf.csv")).unwrap();
@@ -251,12 +541,24 @@ fn reproduce_mu_rmw_runs_on_look_alikes_deterministically() {
         let cols: Vec<f64> = row.split(',').skip(1).map(|x| x.parse().unwrap()).collect();
         assert!(cols[0] >= 1.0 && cols[1] >= 1.0, "{row}");
     }
-    assert!(std::fs::read_to_string(d1.join("report.html")).unwrap().contains("fig9_worst_case_response"));
+    assert!(std::fs::read_to_string(d1.join("report.html"))
+        .unwrap()
+        .contains("fig9_worst_case_response"));
 }
 
 #[test]
 fn reproduce_mu_rmw_with_a_missing_trace_directory_is_a_clean_error() {
-    assert_clean_error(&zonelab(&["reproduce", "mu-rmw", "--traces", "/nonexistent/msr", "--scale", "0.01"]), &["/nonexistent/msr/rsrch_0.csv"]);
+    assert_clean_error(
+        &zonelab(&[
+            "reproduce",
+            "mu-rmw",
+            "--traces",
+            "/nonexistent/msr",
+            "--scale",
+            "0.01",
+        ]),
+        &["/nonexistent/msr/rsrch_0.csv"],
+    );
 }
 
 #[test]
@@ -264,14 +566,32 @@ fn reproduce_mios_runs_at_small_scale_deterministically() {
     let dir = tempfile::tempdir().unwrap();
     let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
     for d in [&d1, &d2] {
-        let o = zonelab(&["reproduce", "mios", "--scale", "0.01", "--out", d.to_str().unwrap()]);
+        let o = zonelab(&[
+            "reproduce",
+            "mios",
+            "--scale",
+            "0.01",
+            "--out",
+            d.to_str().unwrap(),
+        ]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
     let r1 = std::fs::read(d1.join("results.json")).unwrap();
     assert_eq!(r1, std::fs::read(d2.join("results.json")).unwrap());
     let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
-    let ids: Vec<&str> = v["claims"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
-    for id in ["predictor.accuracy_f", "predictor.accuracy_m", "predictor.accuracy_s", "fig7.b.avg_reduction", "table3.a.mios_e_ssd_write_reduction"] {
+    let ids: Vec<&str> = v["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    for id in [
+        "predictor.accuracy_f",
+        "predictor.accuracy_m",
+        "predictor.accuracy_s",
+        "fig7.b.avg_reduction",
+        "table3.a.mios_e_ssd_write_reduction",
+    ] {
         assert!(ids.contains(&id), "{id} missing");
     }
     assert!(d1.join("fig8_ssd_queue_cdf.csv").exists());
@@ -279,10 +599,23 @@ fn reproduce_mios_runs_at_small_scale_deterministically() {
 
 #[test]
 fn profile_hdd_reports_the_staircase_and_rejects_bad_input() {
-    let o = zonelab(&["profile-hdd", "--device", "wd100efax", "--size", "64KiB", "--json"]);
+    let o = zonelab(&[
+        "profile-hdd",
+        "--device",
+        "wd100efax",
+        "--size",
+        "64KiB",
+        "--json",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["params"]["w_f_bytes"], 16 << 20);
-    assert_clean_error(&zonelab(&["profile-hdd", "--device", "zn540", "--size", "64KiB"]), &["staircase"]);
-    assert_clean_error(&zonelab(&["profile-hdd", "--device", "wd100efax", "--size", "1000"]), &["size"]);
+    assert_clean_error(
+        &zonelab(&["profile-hdd", "--device", "zn540", "--size", "64KiB"]),
+        &["staircase"],
+    );
+    assert_clean_error(
+        &zonelab(&["profile-hdd", "--device", "wd100efax", "--size", "1000"]),
+        &["size"],
+    );
 }

@@ -12,7 +12,10 @@ pub struct BlockStore {
 
 impl BlockStore {
     pub fn new(block_bytes: u32) -> Self {
-        Self { block_bytes: block_bytes as usize, blocks: BTreeMap::new() }
+        Self {
+            block_bytes: block_bytes as usize,
+            blocks: BTreeMap::new(),
+        }
     }
 
     /// Stores `data` (a whole number of blocks) at consecutive keys from `first`.
@@ -47,7 +50,11 @@ impl BlockStore {
         if count == 0 {
             return;
         }
-        let keys: Vec<u64> = self.blocks.range(first..first + count).map(|(k, _)| *k).collect();
+        let keys: Vec<u64> = self
+            .blocks
+            .range(first..first + count)
+            .map(|(k, _)| *k)
+            .collect();
         for k in keys {
             self.blocks.remove(&k);
         }

@@ -20,18 +20,33 @@ pub enum ZoneAction {
 /// A host command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
-    Read { lba: Lba, blocks: u32 },
+    Read {
+        lba: Lba,
+        blocks: u32,
+    },
     /// Block interface: anywhere. Zoned interface: exactly at the write pointer.
-    Write { lba: Lba, blocks: u32 },
+    Write {
+        lba: Lba,
+        blocks: u32,
+    },
     /// Zone append: `zone_lba` is the zone's start; the completion carries the LBA
     /// where the data landed.
-    Append { zone_lba: Lba, blocks: u32 },
+    Append {
+        zone_lba: Lba,
+        blocks: u32,
+    },
     /// Deallocate (TRIM / discard) a range; block interface only.
-    Trim { lba: Lba, blocks: u32 },
+    Trim {
+        lba: Lba,
+        blocks: u32,
+    },
     /// Make all acknowledged writes durable (empties volatile write caches).
     Flush,
     /// Zone management on the zone starting at `zone_lba`.
-    Zone { action: ZoneAction, zone_lba: Lba },
+    Zone {
+        action: ZoneAction,
+        zone_lba: Lba,
+    },
 }
 
 impl Command {
@@ -43,17 +58,31 @@ impl Command {
             Command::Append { .. } => "append",
             Command::Trim { .. } => "trim",
             Command::Flush => "flush",
-            Command::Zone { action: ZoneAction::Open, .. } => "zone-open",
-            Command::Zone { action: ZoneAction::Close, .. } => "zone-close",
-            Command::Zone { action: ZoneAction::Finish, .. } => "zone-finish",
-            Command::Zone { action: ZoneAction::Reset, .. } => "zone-reset",
+            Command::Zone {
+                action: ZoneAction::Open,
+                ..
+            } => "zone-open",
+            Command::Zone {
+                action: ZoneAction::Close,
+                ..
+            } => "zone-close",
+            Command::Zone {
+                action: ZoneAction::Finish,
+                ..
+            } => "zone-finish",
+            Command::Zone {
+                action: ZoneAction::Reset,
+                ..
+            } => "zone-reset",
         }
     }
 
     /// Blocks of data the command moves (0 for management commands).
     pub fn data_blocks(&self) -> u32 {
         match *self {
-            Command::Read { blocks, .. } | Command::Write { blocks, .. } | Command::Append { blocks, .. } => blocks,
+            Command::Read { blocks, .. }
+            | Command::Write { blocks, .. }
+            | Command::Append { blocks, .. } => blocks,
             _ => 0,
         }
     }

@@ -82,13 +82,21 @@ pub trait Device {
 
     /// Submits `cmd` at virtual time `now_ns`. Rule violations are typed errors and
     /// leave the device unchanged.
-    fn submit(&mut self, now_ns: Ns, cmd: &Command, payload: Payload<'_>) -> Result<Completion, DeviceError>;
+    fn submit(
+        &mut self,
+        now_ns: Ns,
+        cmd: &Command,
+        payload: Payload<'_>,
+    ) -> Result<Completion, DeviceError>;
 
     /// Report zones: up to `max` descriptors from zone `first`. Block devices return
     /// [`DeviceError::Unsupported`].
     fn report_zones(&self, first: u32, max: u32) -> Result<Vec<ZoneDescriptor>, DeviceError> {
         let _ = (first, max);
-        Err(DeviceError::Unsupported { command: "report-zones", device: self.info().name.clone() })
+        Err(DeviceError::Unsupported {
+            command: "report-zones",
+            device: self.info().name.clone(),
+        })
     }
 
     /// Statistics so far; `elapsed_ns` is the run's virtual duration, for
@@ -97,7 +105,11 @@ pub trait Device {
 }
 
 /// Checks the payload length against the command, before any state changes.
-pub fn check_payload(cmd: &Command, payload: &Payload<'_>, block_bytes: u32) -> Result<(), DeviceError> {
+pub fn check_payload(
+    cmd: &Command,
+    payload: &Payload<'_>,
+    block_bytes: u32,
+) -> Result<(), DeviceError> {
     let expected_bytes = cmd.data_blocks() as u64 * block_bytes as u64;
     let got_bytes = match payload {
         Payload::SizeOnly => return Ok(()),
@@ -106,10 +118,18 @@ pub fn check_payload(cmd: &Command, payload: &Payload<'_>, block_bytes: u32) -> 
     };
     let direction_ok = matches!(
         (cmd, payload),
-        (Command::Read { .. }, Payload::Read(_)) | (Command::Write { .. } | Command::Append { .. }, Payload::Write(_))
+        (Command::Read { .. }, Payload::Read(_))
+            | (
+                Command::Write { .. } | Command::Append { .. },
+                Payload::Write(_)
+            )
     );
     if !direction_ok || got_bytes != expected_bytes {
-        return Err(DeviceError::PayloadSize { command: cmd.name(), expected_bytes, got_bytes });
+        return Err(DeviceError::PayloadSize {
+            command: cmd.name(),
+            expected_bytes,
+            got_bytes,
+        });
     }
     Ok(())
 }
@@ -120,12 +140,22 @@ pub fn round6(x: f64) -> f64 {
 }
 
 /// Checks a block-interface range: non-empty and inside `capacity_blocks`.
-pub fn check_block_range(command: &'static str, lba: u64, blocks: u32, capacity_blocks: u64) -> Result<(), DeviceError> {
+pub fn check_block_range(
+    command: &'static str,
+    lba: u64,
+    blocks: u32,
+    capacity_blocks: u64,
+) -> Result<(), DeviceError> {
     if blocks == 0 {
         return Err(DeviceError::ZeroLength { command, lba });
     }
     match lba.checked_add(blocks as u64) {
         Some(end) if end <= capacity_blocks => Ok(()),
-        _ => Err(DeviceError::OutOfRange { command, lba, blocks, capacity_blocks }),
+        _ => Err(DeviceError::OutOfRange {
+            command,
+            lba,
+            blocks,
+            capacity_blocks,
+        }),
     }
 }

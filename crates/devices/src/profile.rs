@@ -12,16 +12,37 @@ use thiserror::Error;
 /// Built-in profiles: (name, TOML text).
 pub const BUILTIN_PROFILES: &[(&str, &str)] = &[
     ("zn540", include_str!("../../../profiles/zn540.toml")),
-    ("ssd-conventional", include_str!("../../../profiles/ssd-conventional.toml")),
+    (
+        "ssd-conventional",
+        include_str!("../../../profiles/ssd-conventional.toml"),
+    ),
     ("ef-smr", include_str!("../../../profiles/ef-smr.toml")),
-    ("ssd-960evo", include_str!("../../../profiles/ssd-960evo.toml")),
+    (
+        "ssd-960evo",
+        include_str!("../../../profiles/ssd-960evo.toml"),
+    ),
     ("ssd-660p", include_str!("../../../profiles/ssd-660p.toml")),
-    ("st14000nm0007", include_str!("../../../profiles/st14000nm0007.toml")),
-    ("wd100efax", include_str!("../../../profiles/wd100efax.toml")),
-    ("wd8004fryz", include_str!("../../../profiles/wd8004fryz.toml")),
+    (
+        "st14000nm0007",
+        include_str!("../../../profiles/st14000nm0007.toml"),
+    ),
+    (
+        "wd100efax",
+        include_str!("../../../profiles/wd100efax.toml"),
+    ),
+    (
+        "wd8004fryz",
+        include_str!("../../../profiles/wd8004fryz.toml"),
+    ),
     ("wd40ezrz", include_str!("../../../profiles/wd40ezrz.toml")),
-    ("st8000dm004", include_str!("../../../profiles/st8000dm004.toml")),
-    ("st4000dm004", include_str!("../../../profiles/st4000dm004.toml")),
+    (
+        "st8000dm004",
+        include_str!("../../../profiles/st8000dm004.toml"),
+    ),
+    (
+        "st4000dm004",
+        include_str!("../../../profiles/st4000dm004.toml"),
+    ),
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -31,11 +52,23 @@ pub enum ProfileError {
     #[error("cannot read profile file `{path}`: {reason}")]
     Unreadable { path: String, reason: String },
     #[error("profile `{source_name}`: {message}")]
-    Parse { source_name: String, message: String },
+    Parse {
+        source_name: String,
+        message: String,
+    },
     #[error("profile `{profile}`: field `{field}` = {value} is out of range (allowed: {allowed})")]
-    OutOfRange { profile: String, field: String, value: String, allowed: String },
+    OutOfRange {
+        profile: String,
+        field: String,
+        value: String,
+        allowed: String,
+    },
     #[error("profile `{profile}`: unknown model `{model}` (known models: {known})")]
-    UnknownModel { profile: String, model: String, known: String },
+    UnknownModel {
+        profile: String,
+        model: String,
+        known: String,
+    },
 }
 
 /// A profile's source text and where it came from.
@@ -49,16 +82,33 @@ pub struct ProfileSource {
 /// Finds a profile by built-in name or file path.
 pub fn find_profile(name_or_path: &str) -> Result<ProfileSource, ProfileError> {
     if let Some((name, text)) = BUILTIN_PROFILES.iter().find(|(n, _)| *n == name_or_path) {
-        return Ok(ProfileSource { source_name: name.to_string(), text: text.to_string() });
+        return Ok(ProfileSource {
+            source_name: name.to_string(),
+            text: text.to_string(),
+        });
     }
-    let looks_like_path = name_or_path.ends_with(".toml") || name_or_path.contains('/') || Path::new(name_or_path).exists();
+    let looks_like_path = name_or_path.ends_with(".toml")
+        || name_or_path.contains('/')
+        || Path::new(name_or_path).exists();
     if !looks_like_path {
-        let known = BUILTIN_PROFILES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
-        return Err(ProfileError::Unknown { name: name_or_path.to_string(), known });
+        let known = BUILTIN_PROFILES
+            .iter()
+            .map(|(n, _)| *n)
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(ProfileError::Unknown {
+            name: name_or_path.to_string(),
+            known,
+        });
     }
-    let text = std::fs::read_to_string(name_or_path)
-        .map_err(|e| ProfileError::Unreadable { path: name_or_path.to_string(), reason: e.to_string() })?;
-    Ok(ProfileSource { source_name: name_or_path.to_string(), text })
+    let text = std::fs::read_to_string(name_or_path).map_err(|e| ProfileError::Unreadable {
+        path: name_or_path.to_string(),
+        reason: e.to_string(),
+    })?;
+    Ok(ProfileSource {
+        source_name: name_or_path.to_string(),
+        text,
+    })
 }
 
 /// Parses a profile's text into a model-specific profile.
@@ -111,7 +161,10 @@ pub fn describe_builtin() -> Vec<(String, String, String)> {
                 model: String,
                 description: String,
             }
-            let d: Desc = toml::from_str(text).unwrap_or(Desc { model: "?".into(), description: "(unparsable)".into() });
+            let d: Desc = toml::from_str(text).unwrap_or(Desc {
+                model: "?".into(),
+                description: "(unparsable)".into(),
+            });
             (name.to_string(), d.model, d.description)
         })
         .collect()
@@ -128,7 +181,13 @@ impl<'a> Validator<'a> {
     }
 
     /// `min ≤ value ≤ max`.
-    pub fn range<T: PartialOrd + std::fmt::Display>(&self, field: &str, value: T, min: T, max: T) -> Result<(), ProfileError> {
+    pub fn range<T: PartialOrd + std::fmt::Display>(
+        &self,
+        field: &str,
+        value: T,
+        min: T,
+        max: T,
+    ) -> Result<(), ProfileError> {
         if value < min || value > max {
             return Err(self.out_of_range(field, value, format!("{min}..={max}")));
         }
@@ -136,14 +195,30 @@ impl<'a> Validator<'a> {
     }
 
     /// Any custom rule: `ok` must hold, `allowed` describes it.
-    pub fn check<T: std::fmt::Display>(&self, field: &str, value: T, ok: bool, allowed: &str) -> Result<(), ProfileError> {
+    pub fn check<T: std::fmt::Display>(
+        &self,
+        field: &str,
+        value: T,
+        ok: bool,
+        allowed: &str,
+    ) -> Result<(), ProfileError> {
         if !ok {
             return Err(self.out_of_range(field, value, allowed.to_string()));
         }
         Ok(())
     }
 
-    pub fn out_of_range<T: std::fmt::Display>(&self, field: &str, value: T, allowed: String) -> ProfileError {
-        ProfileError::OutOfRange { profile: self.profile.to_string(), field: field.to_string(), value: value.to_string(), allowed }
+    pub fn out_of_range<T: std::fmt::Display>(
+        &self,
+        field: &str,
+        value: T,
+        allowed: String,
+    ) -> ProfileError {
+        ProfileError::OutOfRange {
+            profile: self.profile.to_string(),
+            field: field.to_string(),
+            value: value.to_string(),
+            allowed,
+        }
     }
 }

@@ -19,14 +19,22 @@ const BANDS: u64 = 16;
 fn profile_with(changes: &[(&str, String)]) -> String {
     let mut text = PROFILE.to_string();
     for (key, value) in changes {
-        let line = text.lines().find(|l| l.starts_with(&format!("{key} ="))).unwrap_or_else(|| panic!("no {key} line")).to_string();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{key} =")))
+            .unwrap_or_else(|| panic!("no {key} line"))
+            .to_string();
         text = text.replace(&line, &format!("{key} = {value}"));
     }
     text
 }
 
 fn build(text: String) -> EfSmr {
-    EfSmr::from_profile(&ProfileSource { source_name: "test.toml".into(), text }).unwrap()
+    EfSmr::from_profile(&ProfileSource {
+        source_name: "test.toml".into(),
+        text,
+    })
+    .unwrap()
 }
 
 /// A small device: 16 × 1 MiB bands, 16 blocks × 8 pages of flash.
@@ -64,28 +72,55 @@ fn pattern(sector: u64, v: u64, out: &mut [u8]) {
 }
 
 /// Writes `blocks` sectors from `lba` with fresh versions, recorded in `reference`.
-fn write(d: &mut EfSmr, now: u64, lba: u64, blocks: u32, version: &mut u64, reference: &mut BTreeMap<u64, u64>) -> u64 {
+fn write(
+    d: &mut EfSmr,
+    now: u64,
+    lba: u64,
+    blocks: u32,
+    version: &mut u64,
+    reference: &mut BTreeMap<u64, u64>,
+) -> u64 {
     let mut buf = vec![0u8; blocks as usize * SB];
     for i in 0..blocks as u64 {
         *version += 1;
-        pattern(lba + i, *version, &mut buf[i as usize * SB..(i as usize + 1) * SB]);
+        pattern(
+            lba + i,
+            *version,
+            &mut buf[i as usize * SB..(i as usize + 1) * SB],
+        );
         reference.insert(lba + i, *version);
     }
-    d.submit(now, &Command::Write { lba, blocks }, Payload::Write(&buf)).unwrap().done_ns
+    d.submit(now, &Command::Write { lba, blocks }, Payload::Write(&buf))
+        .unwrap()
+        .done_ns
 }
 
 /// Reads `blocks` sectors from `lba` and checks them against `reference` (zeros
 /// for sectors never written).
-fn check_read(d: &mut EfSmr, now: u64, lba: u64, blocks: u32, reference: &BTreeMap<u64, u64>) -> u64 {
+fn check_read(
+    d: &mut EfSmr,
+    now: u64,
+    lba: u64,
+    blocks: u32,
+    reference: &BTreeMap<u64, u64>,
+) -> u64 {
     let mut buf = vec![0xAAu8; blocks as usize * SB];
-    let done = d.submit(now, &Command::Read { lba, blocks }, Payload::Read(&mut buf)).unwrap().done_ns;
+    let done = d
+        .submit(now, &Command::Read { lba, blocks }, Payload::Read(&mut buf))
+        .unwrap()
+        .done_ns;
     let mut expect = vec![0u8; SB];
     for i in 0..blocks as u64 {
         match reference.get(&(lba + i)) {
             Some(&v) => pattern(lba + i, v, &mut expect),
             None => expect.fill(0),
         }
-        assert!(buf[i as usize * SB..(i as usize + 1) * SB] == expect[..], "sector {} reads wrong bytes (expected version {:?})", lba + i, reference.get(&(lba + i)));
+        assert!(
+            buf[i as usize * SB..(i as usize + 1) * SB] == expect[..],
+            "sector {} reads wrong bytes (expected version {:?})",
+            lba + i,
+            reference.get(&(lba + i))
+        );
     }
     done
 }
@@ -93,7 +128,15 @@ fn check_read(d: &mut EfSmr, now: u64, lba: u64, blocks: u32, reference: &BTreeM
 /// Whether reading `sector` now is served by the disk (not the flash cache).
 fn served_by_disk(d: &mut EfSmr, now: u64, sector: u64) -> bool {
     let before = d.hardware().disk.bytes_read;
-    d.submit(now, &Command::Read { lba: sector, blocks: 1 }, Payload::SizeOnly).unwrap();
+    d.submit(
+        now,
+        &Command::Read {
+            lba: sector,
+            blocks: 1,
+        },
+        Payload::SizeOnly,
+    )
+    .unwrap();
     d.hardware().disk.bytes_read > before
 }
 
@@ -109,7 +152,11 @@ fn round_trip(d: &mut EfSmr, seed: u64, writes: u32) -> Vec<(u64, u64)> {
     let mut cleanings = Vec::new();
     for i in 0..writes {
         let blocks = 1 + rng.below(4) as u32;
-        let lba = if rng.below(2) == 0 { 1000 + rng.below(96) } else { rng.below(cap - blocks as u64) };
+        let lba = if rng.below(2) == 0 {
+            1000 + rng.below(96)
+        } else {
+            rng.below(cap - blocks as u64)
+        };
         let (r0, c0) = (d.hardware().disk.rmws, d.hardware().cleanings);
         now = write(d, now, lba, blocks, &mut version, &mut reference);
         let (r1, c1) = (d.hardware().disk.rmws, d.hardware().cleanings);
@@ -123,14 +170,18 @@ fn round_trip(d: &mut EfSmr, seed: u64, writes: u32) -> Vec<(u64, u64)> {
             now = check_read(d, now, lba, 8, &reference);
         }
         if i % 50 == 0 {
-            d.check_invariants().unwrap_or_else(|e| panic!("after write {i}: {e}"));
+            d.check_invariants()
+                .unwrap_or_else(|e| panic!("after write {i}: {e}"));
         }
     }
     d.check_invariants().unwrap();
     for lba in (0..cap).step_by(64) {
         now = check_read(d, now, lba, 64, &reference);
     }
-    assert!(reference.len() < cap as usize, "some sectors stay unwritten (zeros checked)");
+    assert!(
+        reference.len() < cap as usize,
+        "some sectors stay unwritten (zeros checked)"
+    );
     cleanings
 }
 
@@ -141,12 +192,25 @@ fn skylight_round_trips_through_many_cleanings() {
     let hw = d.hardware();
     // ~7,500 sectors written into a 128-page cache.
     assert!(hw.cleanings >= 50, "{} cleanings", hw.cleanings);
-    assert!(hw.disk.rmws > hw.cleanings, "{} RMWs for {} cleanings", hw.disk.rmws, hw.cleanings);
+    assert!(
+        hw.disk.rmws > hw.cleanings,
+        "{} RMWs for {} cleanings",
+        hw.disk.rmws,
+        hw.cleanings
+    );
     // A cleaning writes back each of the zone's associated bands at most once.
     for &(rmws, n) in &cleanings {
-        assert!(rmws <= n * (BANDS / 2), "{rmws} RMWs in {n} cleanings of zones with {} bands each", BANDS / 2);
+        assert!(
+            rmws <= n * (BANDS / 2),
+            "{rmws} RMWs in {n} cleanings of zones with {} bands each",
+            BANDS / 2
+        );
     }
-    assert_eq!(hw.flash.erases, hw.cleanings * 8, "each cleaning erases the zone's 8 blocks");
+    assert_eq!(
+        hw.flash.erases,
+        hw.cleanings * 8,
+        "each cleaning erases the zone's 8 blocks"
+    );
 }
 
 #[test]
@@ -155,13 +219,25 @@ fn pore_round_trips_through_many_cleanings() {
     let cleanings = round_trip(&mut d, 2, 3000);
     let hw = d.hardware();
     assert!(hw.cleanings >= 10, "{} cleanings", hw.cleanings);
-    assert!(hw.disk.rmws > hw.cleanings, "{} RMWs for {} cleanings", hw.disk.rmws, hw.cleanings);
+    assert!(
+        hw.disk.rmws > hw.cleanings,
+        "{} RMWs for {} cleanings",
+        hw.disk.rmws,
+        hw.cleanings
+    );
     for &(rmws, n) in &cleanings {
-        assert!(rmws <= n * 3, "{rmws} RMWs in {n} cleanings with 3 OPEN bands");
+        assert!(
+            rmws <= n * 3,
+            "{rmws} RMWs in {n} cleanings with 3 OPEN bands"
+        );
     }
     // FORBIDDEN data were relocated inside the flash (programs beyond host writes).
     let host_sectors = d.stats(1).host_write_bytes / SB as u64;
-    assert!(hw.flash.page_programs > host_sectors, "{} programs for {host_sectors} host sectors", hw.flash.page_programs);
+    assert!(
+        hw.flash.page_programs > host_sectors,
+        "{} programs for {host_sectors} host sectors",
+        hw.flash.page_programs
+    );
 }
 
 #[test]
@@ -190,7 +266,11 @@ fn skylight_cleaning_writes_back_every_associated_band_once() {
             now = write(&mut d, now, s(1, i as u64), 1, &mut version, &mut reference);
         }
     }
-    assert_eq!((d.hardware().cleanings, d.hardware().disk.rmws), (0, 0), "zone 0 is exactly full");
+    assert_eq!(
+        (d.hardware().cleanings, d.hardware().disk.rmws),
+        (0, 0),
+        "zone 0 is exactly full"
+    );
     d.check_invariants().unwrap();
     // The next zone-0 write cleans zone 0: one RMW per band with data there.
     now = write(&mut d, now, s(6, 7), 1, &mut version, &mut reference);
@@ -198,14 +278,29 @@ fn skylight_cleaning_writes_back_every_associated_band_once() {
     assert_eq!(d.hardware().disk.rmws, 3, "bands 0, 2 and 4, once each");
     d.check_invariants().unwrap();
     for &sector in &zone0 {
-        assert!(served_by_disk(&mut d, now, sector), "sector {sector} of a zone-0 band should have been written back");
+        assert!(
+            served_by_disk(&mut d, now, sector),
+            "sector {sector} of a zone-0 band should have been written back"
+        );
     }
     for i in (0..64u64).step_by(6) {
-        assert!(!served_by_disk(&mut d, now, s(1, i)), "zone 1's band 1 stays cached");
+        assert!(
+            !served_by_disk(&mut d, now, s(1, i)),
+            "zone 1's band 1 stays cached"
+        );
     }
-    assert!(!served_by_disk(&mut d, now, s(6, 7)), "the triggering write is cached after the cleaning");
+    assert!(
+        !served_by_disk(&mut d, now, s(6, 7)),
+        "the triggering write is cached after the cleaning"
+    );
     for band in 0..8 {
-        now = check_read(&mut d, now, band * BAND_SECTORS, BAND_SECTORS as u32, &reference);
+        now = check_read(
+            &mut d,
+            now,
+            band * BAND_SECTORS,
+            BAND_SECTORS as u32,
+            &reference,
+        );
     }
     assert_eq!(d.hardware().flash.erases, 8);
 }
@@ -233,21 +328,38 @@ fn pore_cleaning_evicts_only_the_open_bands() {
     assert_eq!(written.len(), 120);
     assert_eq!(d.hardware().cleanings, 0);
     let programs_before = d.hardware().flash.page_programs;
-    now = write(&mut d, now, BAND_SECTORS + 1, 1, &mut version, &mut reference);
+    now = write(
+        &mut d,
+        now,
+        BAND_SECTORS + 1,
+        1,
+        &mut version,
+        &mut reference,
+    );
     assert_eq!(d.hardware().cleanings, 1);
     // The OPEN set is the two bands with the most cached data: 3 and 7.
     assert_eq!(d.hardware().disk.rmws, 2, "one RMW per OPEN band");
     d.check_invariants().unwrap();
     for &(band, sector) in &written {
         let evicted = served_by_disk(&mut d, now, sector);
-        assert_eq!(evicted, band == 3 || band == 7, "band {band} sector {sector}: evicted = {evicted}");
+        assert_eq!(
+            evicted,
+            band == 3 || band == 7,
+            "band {band} sector {sector}: evicted = {evicted}"
+        );
     }
     // The 65 FORBIDDEN pages moved to fresh blocks; mixed blocks were erased.
     let relocated = d.hardware().flash.page_programs - programs_before - 1;
     assert_eq!(relocated, 65);
     assert_eq!(d.hardware().flash.erases, 15);
     for band in 0..BANDS {
-        now = check_read(&mut d, now, band * BAND_SECTORS, BAND_SECTORS as u32, &reference);
+        now = check_read(
+            &mut d,
+            now,
+            band * BAND_SECTORS,
+            BAND_SECTORS as u32,
+            &reference,
+        );
     }
 }
 
@@ -268,27 +380,54 @@ fn pore_cleans_again_while_no_block_is_free() {
     let (mut reference, mut version, mut now) = (BTreeMap::new(), 0, 0);
     for round in 0..4 {
         for band in 0..30 {
-            now = write(&mut d, now, band * BAND_SECTORS + round, 1, &mut version, &mut reference);
+            now = write(
+                &mut d,
+                now,
+                band * BAND_SECTORS + round,
+                1,
+                &mut version,
+                &mut reference,
+            );
         }
     }
     assert_eq!(d.hardware().cleanings, 0);
     let t0 = now;
-    now = write(&mut d, now, 31 * BAND_SECTORS, 1, &mut version, &mut reference);
+    now = write(
+        &mut d,
+        now,
+        31 * BAND_SECTORS,
+        1,
+        &mut version,
+        &mut reference,
+    );
     let hw = d.hardware();
     let cleanings = hw.cleanings;
     assert!(cleanings >= 2, "{cleanings} cleanings");
     assert_eq!(hw.disk.rmws, cleanings, "one OPEN band per cleaning");
-    assert!(now - t0 >= hw.cleaning_ns_total, "the write waits for all its cleanings");
+    assert!(
+        now - t0 >= hw.cleaning_ns_total,
+        "the write waits for all its cleanings"
+    );
     d.check_invariants().unwrap();
     // Ties go to the lower band: bands 0, 1, … were evicted, one per cleaning.
     for band in 0..30 {
         for round in 0..4 {
             let evicted = served_by_disk(&mut d, now, band * BAND_SECTORS + round);
-            assert_eq!(evicted, band < cleanings, "band {band} after {cleanings} cleanings");
+            assert_eq!(
+                evicted,
+                band < cleanings,
+                "band {band} after {cleanings} cleanings"
+            );
         }
     }
     for band in 0..32 {
-        now = check_read(&mut d, now, band * BAND_SECTORS, BAND_SECTORS as u32, &reference);
+        now = check_read(
+            &mut d,
+            now,
+            band * BAND_SECTORS,
+            BAND_SECTORS as u32,
+            &reference,
+        );
     }
 }
 
@@ -317,14 +456,31 @@ fn pore_compaction_relocates_into_blocks_it_freed() {
     }
     assert_eq!(d.hardware().cleanings, 0);
     let programs_before = d.hardware().flash.page_programs;
-    now = write(&mut d, now, 7 * BAND_SECTORS + 200, 1, &mut version, &mut reference);
+    now = write(
+        &mut d,
+        now,
+        7 * BAND_SECTORS + 200,
+        1,
+        &mut version,
+        &mut reference,
+    );
     let hw = d.hardware();
     assert_eq!((hw.cleanings, hw.disk.rmws), (1, 1));
-    assert_eq!(hw.flash.page_programs - programs_before, 14 + 1, "14 relocations and the host write");
+    assert_eq!(
+        hw.flash.page_programs - programs_before,
+        14 + 1,
+        "14 relocations and the host write"
+    );
     assert_eq!(hw.flash.erases, 3);
     d.check_invariants().unwrap();
     for band in 0..BANDS {
-        now = check_read(&mut d, now, band * BAND_SECTORS, BAND_SECTORS as u32, &reference);
+        now = check_read(
+            &mut d,
+            now,
+            band * BAND_SECTORS,
+            BAND_SECTORS as u32,
+            &reference,
+        );
     }
 }
 
@@ -336,15 +492,29 @@ fn cleanings_are_timed_and_the_triggering_write_waits() {
         let mut worst = 0;
         for i in 0..600u64 {
             let lba = (i * 997) % (BANDS * BAND_SECTORS);
-            let done = d.submit(now, &Command::Write { lba, blocks: 1 }, Payload::SizeOnly).unwrap().done_ns;
+            let done = d
+                .submit(now, &Command::Write { lba, blocks: 1 }, Payload::SizeOnly)
+                .unwrap()
+                .done_ns;
             worst = worst.max(done - now);
             now = done;
         }
         let hw = d.hardware();
-        assert!(hw.cleanings > 0 && hw.disk.rmws > 0, "{policy}: no cleaning");
+        assert!(
+            hw.cleanings > 0 && hw.disk.rmws > 0,
+            "{policy}: no cleaning"
+        );
         // A write that cleans waits at least one band RMW (two 1 MiB passes).
-        assert!(hw.cleaning_ns_max >= 5_000_000, "{policy}: longest cleaning {} ns", hw.cleaning_ns_max);
-        assert!(worst >= hw.cleaning_ns_max, "{policy}: worst write {worst} ns < longest cleaning {} ns", hw.cleaning_ns_max);
+        assert!(
+            hw.cleaning_ns_max >= 5_000_000,
+            "{policy}: longest cleaning {} ns",
+            hw.cleaning_ns_max
+        );
+        assert!(
+            worst >= hw.cleaning_ns_max,
+            "{policy}: worst write {worst} ns < longest cleaning {} ns",
+            hw.cleaning_ns_max
+        );
         d.check_invariants().unwrap();
     }
 }
@@ -359,7 +529,14 @@ fn deterministic() {
             let mut times = Vec::new();
             for _ in 0..1500 {
                 let lba = rng.below(BANDS * BAND_SECTORS - 4);
-                let cmd = if rng.below(4) == 0 { Command::Read { lba, blocks: 4 } } else { Command::Write { lba, blocks: 1 + rng.below(4) as u32 } };
+                let cmd = if rng.below(4) == 0 {
+                    Command::Read { lba, blocks: 4 }
+                } else {
+                    Command::Write {
+                        lba,
+                        blocks: 1 + rng.below(4) as u32,
+                    }
+                };
                 now = d.submit(now, &cmd, Payload::SizeOnly).unwrap().done_ns;
                 times.push(now);
             }

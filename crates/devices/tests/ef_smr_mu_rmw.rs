@@ -16,11 +16,21 @@ const MS: u64 = 1_000_000;
 /// OPEN-region size, unused by MU-RMW, shrunk so that few bands still validate).
 fn profile(overrides: &[(&str, &str)]) -> ProfileSource {
     let mut text = include_str!("../../../profiles/ef-smr.toml").to_string();
-    for (key, value) in overrides.iter().chain([("policy", "\"mu-rmw\""), ("pore_open_bands", "1")].iter()) {
-        let line = text.lines().find(|l| l.starts_with(&format!("{key} ="))).expect("key exists").to_string();
+    for (key, value) in overrides
+        .iter()
+        .chain([("policy", "\"mu-rmw\""), ("pore_open_bands", "1")].iter())
+    {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{key} =")))
+            .expect("key exists")
+            .to_string();
         text = text.replace(&line, &format!("{key} = {value}"));
     }
-    ProfileSource { source_name: "test-ef-smr.toml".into(), text }
+    ProfileSource {
+        source_name: "test-ef-smr.toml".into(),
+        text,
+    }
 }
 
 fn device(overrides: &[(&str, &str)]) -> EfSmr {
@@ -62,12 +72,17 @@ fn content(sector: u64, version: u64) -> Vec<u8> {
 fn write(d: &mut EfSmr, now: u64, lba: u64, data: Option<&[u8]>) -> u64 {
     let blocks = data.map_or(1, |b| (b.len() / SECTOR) as u32);
     let p = data.map_or(Payload::SizeOnly, Payload::Write);
-    d.submit(now, &Command::Write { lba, blocks }, p).unwrap().done_ns
+    d.submit(now, &Command::Write { lba, blocks }, p)
+        .unwrap()
+        .done_ns
 }
 
 fn read(d: &mut EfSmr, now: u64, lba: u64, blocks: u32) -> (u64, Vec<u8>) {
     let mut out = vec![0xAAu8; blocks as usize * SECTOR];
-    let done = d.submit(now, &Command::Read { lba, blocks }, Payload::Read(&mut out)).unwrap().done_ns;
+    let done = d
+        .submit(now, &Command::Read { lba, blocks }, Payload::Read(&mut out))
+        .unwrap()
+        .done_ns;
     (done, out)
 }
 
@@ -77,8 +92,13 @@ fn assert_blocks_hold_one_band(d: &EfSmr) {
     let (ppb, p) = (hw.flash.params.pages_per_block, hw.disk.band_sectors);
     for block in 0..hw.flash.params.blocks {
         let programmed = hw.flash.programmed_pages(block);
-        let bands: Vec<u32> = (0..programmed).map(|pg| hw.flash.sector_tag(block * ppb + pg) / p).collect();
-        assert!(bands.windows(2).all(|w| w[0] == w[1]), "block {block} mixes bands {bands:?}");
+        let bands: Vec<u32> = (0..programmed)
+            .map(|pg| hw.flash.sector_tag(block * ppb + pg) / p)
+            .collect();
+        assert!(
+            bands.windows(2).all(|w| w[0] == w[1]),
+            "block {block} mixes bands {bands:?}"
+        );
     }
 }
 
@@ -89,14 +109,18 @@ fn random_payload_writes_and_reads_return_the_latest_bytes() {
     assert_eq!(cap, 8 * 256);
     let mut reference: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
     let mut rng = Rng(7);
-    let (mut now, mut version, mut cleanings, mut checked, mut hot) = (0u64, 0u64, 0u64, 0u32, 0u64);
+    let (mut now, mut version, mut cleanings, mut checked, mut hot) =
+        (0u64, 0u64, 0u64, 0u32, 0u64);
     for _ in 0..12_000 {
         if rng.below(4) == 0 {
             let lba = rng.below(cap);
             let (done, out) = read(&mut d, now, lba, 1);
             now = done;
             let zeros = vec![0u8; SECTOR];
-            assert!(out == *reference.get(&lba).unwrap_or(&zeros), "sector {lba} read stale bytes");
+            assert!(
+                out == *reference.get(&lba).unwrap_or(&zeros),
+                "sector {lba} read stale bytes"
+            );
         } else {
             // Half the writes cycle through a hot 96-sector range of band 0 (a log:
             // its blocks become obsolete), half go anywhere in bands 1–7 (RMWs);
@@ -126,7 +150,12 @@ fn random_payload_writes_and_reads_return_the_latest_bytes() {
     }
     let hw = d.hardware();
     assert!(hw.disk.rmws > 10, "RMWs: {}", hw.disk.rmws);
-    assert!(hw.cleanings > hw.disk.rmws + 10, "obsolete-block cleanings: {} of {}", hw.cleanings - hw.disk.rmws, hw.cleanings);
+    assert!(
+        hw.cleanings > hw.disk.rmws + 10,
+        "obsolete-block cleanings: {} of {}",
+        hw.cleanings - hw.disk.rmws,
+        hw.cleanings
+    );
     assert!(checked as u64 == hw.cleanings);
     d.check_invariants().unwrap();
     assert_blocks_hold_one_band(&d);
@@ -138,7 +167,10 @@ fn random_payload_writes_and_reads_return_the_latest_bytes() {
             let s = lba + i as u64;
             match reference.get(&s) {
                 Some(c) => assert!(chunk == &c[..], "sector {s} stale"),
-                None => assert!(chunk.iter().all(|&b| b == 0), "unwritten sector {s} not zeros"),
+                None => assert!(
+                    chunk.iter().all(|&b| b == 0),
+                    "unwritten sector {s} not zeros"
+                ),
             }
         }
     }
@@ -173,7 +205,10 @@ fn obsolete_blocks_are_reclaimed_without_rmw() {
     let hw = d.hardware();
     assert!(hw.cleanings > 150, "cleanings: {}", hw.cleanings);
     assert_eq!(hw.disk.rmws, 0, "no RMW while obsolete blocks exist");
-    assert_eq!(hw.flash.erases, hw.cleanings, "one erase per obsolete-block cleaning");
+    assert_eq!(
+        hw.flash.erases, hw.cleanings,
+        "one erase per obsolete-block cleaning"
+    );
     // The chip is idle when the write triggers the cleaning: exactly one erase.
     assert_eq!(hw.cleaning_ns_max, 3 * MS / 2);
     assert_eq!(hw.disk.bytes_written, 0);
@@ -207,7 +242,11 @@ fn the_longest_block_list_is_cleaned_by_one_rmw() {
     reference.insert(3 * 256 + 3 * ppb, c);
     let hw = d.hardware();
     assert_eq!((hw.cleanings, hw.disk.rmws, hw.flash.erases), (1, 1, 5));
-    assert_eq!(hw.disk.bytes_written, 256 * SECTOR as u64, "one band rewritten");
+    assert_eq!(
+        hw.disk.bytes_written,
+        256 * SECTOR as u64,
+        "one band rewritten"
+    );
     // The write waited for the cleaning: 160 valid-page reads + 5 erases on the chip
     // alone take 42.5 ms; the RMW reads and writes the band.
     assert!(hw.cleaning_ns_max > 160 * MS / 5 + 5 * 3 * MS / 2);
@@ -222,7 +261,10 @@ fn the_longest_block_list_is_cleaned_by_one_rmw() {
         let (_, out) = read(&mut d, now, s, 1);
         assert!(out == *c, "sector {s}");
     }
-    assert_eq!(d.hardware().flash.page_reads - page_reads, reference.len() as u64 - 5 * ppb);
+    assert_eq!(
+        d.hardware().flash.page_reads - page_reads,
+        reference.len() as u64 - 5 * ppb
+    );
 }
 
 #[test]
@@ -252,10 +294,13 @@ fn reclamation_triggered_by_the_victim_band_itself() {
 fn latencies_follow_the_cam_read_and_write_paths() {
     let mut d = small();
     let cmd = 100_000; // controller command overhead, 0.1 ms
-    // First write to a sub-table: no OOB read, one program (1.3 ms).
+                       // First write to a sub-table: no OOB read, one program (1.3 ms).
     assert_eq!(write(&mut d, 0, 5, None), cmd + 13 * MS / 10);
     // Same sub-table: OOB read (0.2 ms) then program.
-    assert_eq!(write(&mut d, 100 * MS, 6, None), 100 * MS + cmd + 15 * MS / 10);
+    assert_eq!(
+        write(&mut d, 100 * MS, 6, None),
+        100 * MS + cmd + 15 * MS / 10
+    );
     // Cached read: OOB read + page read.
     assert_eq!(read(&mut d, 200 * MS, 6, 1).0, 200 * MS + cmd + 4 * MS / 10);
     // Same sub-table, sector not cached: OOB read, then the disk.
@@ -274,7 +319,9 @@ fn mapping_memory_is_the_smd_plus_the_bml() {
     assert_eq!(d.mapping_memory_bytes(), 163_840);
     let allocated = |d: &EfSmr| {
         let f = &d.hardware().flash;
-        (0..f.params.blocks).filter(|&b| f.programmed_pages(b) > 0).count() as u64
+        (0..f.params.blocks)
+            .filter(|&b| f.programmed_pages(b) > 0)
+            .count() as u64
     };
     // Fill bands 0 and 1 sequentially: exactly the 640 blocks, no cleaning.
     let mut now = 0;
@@ -286,7 +333,11 @@ fn mapping_memory_is_the_smd_plus_the_bml() {
     }
     assert_eq!(d.hardware().cleanings, 0);
     assert_eq!(allocated(&d), 640);
-    assert_eq!(d.mapping_memory_bytes(), 168_960, "SMD 163,840 B + BML 640 × 8 B");
+    assert_eq!(
+        d.mapping_memory_bytes(),
+        168_960,
+        "SMD 163,840 B + BML 640 × 8 B"
+    );
     d.check_invariants().unwrap();
     // One more block: bands 0 and 1 tie at 320 blocks; band 0 (lowest LBN) goes.
     write(&mut d, now, 20_480, None);
@@ -294,7 +345,10 @@ fn mapping_memory_is_the_smd_plus_the_bml() {
     assert_eq!(d.mapping_memory_bytes(), 163_840 + 8 * 321);
     assert_eq!(allocated(&d), 321);
     d.check_invariants().unwrap();
-    assert_eq!(d.stats(now).counters["mapping_memory_bytes"], 163_840 + 8 * 321);
+    assert_eq!(
+        d.stats(now).counters["mapping_memory_bytes"],
+        163_840 + 8 * 321
+    );
 }
 
 #[test]
@@ -313,16 +367,30 @@ fn runs_are_deterministic() {
                 256 + rng.below(cap - 256)
             };
             now = if rng.below(4) == 0 {
-                d.submit(now, &Command::Read { lba, blocks: 1 }, Payload::SizeOnly).unwrap().done_ns
+                d.submit(now, &Command::Read { lba, blocks: 1 }, Payload::SizeOnly)
+                    .unwrap()
+                    .done_ns
             } else {
                 write(&mut d, now, lba, None)
             };
             times.push(now);
         }
         let hw = d.hardware();
-        (times, hw.cleanings, hw.cleaning_ns_total, hw.cleaning_ns_max, hw.disk.rmws, hw.flash.erases)
+        (
+            times,
+            hw.cleanings,
+            hw.cleaning_ns_total,
+            hw.cleaning_ns_max,
+            hw.disk.rmws,
+            hw.flash.erases,
+        )
     };
     let (a, b) = (run(), run());
-    assert!(a.4 > 20 && a.1 > a.4 + 20, "both kinds of cleaning ran: {} cleanings, {} RMWs", a.1, a.4);
+    assert!(
+        a.4 > 20 && a.1 > a.4 + 20,
+        "both kinds of cleaning ran: {} cleanings, {} RMWs",
+        a.1,
+        a.4
+    );
     assert_eq!(a, b);
 }

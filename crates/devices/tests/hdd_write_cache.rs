@@ -28,9 +28,15 @@ fn dev(name: &str) -> Box<dyn Device> {
 /// Built-in profile `name` with the line `key = …` replaced by `key = value`.
 fn dev_with(name: &str, key: &str, value: &str) -> Result<Box<dyn Device>, ProfileError> {
     let text = find_profile(name).unwrap().text;
-    let line = text.lines().find(|l| l.starts_with(&format!("{key} ="))).expect("key exists");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{key} =")))
+        .expect("key exists");
     let text = text.replace(line, &format!("{key} = {value}"));
-    build(&ProfileSource { source_name: "test.toml".into(), text })
+    build(&ProfileSource {
+        source_name: "test.toml".into(),
+        text,
+    })
 }
 
 /// One write: submitted at `submit_ns`, took `latency_ns`.
@@ -48,21 +54,42 @@ impl W {
 
 /// `count` sequential writes of `size` bytes from `lba`, QD1: each submitted
 /// `gap_ns` after the previous one completed, the first at `t0`.
-fn seq_writes(d: &mut dyn Device, t0: u64, lba: u64, size: u64, count: usize, gap_ns: u64) -> Vec<W> {
+fn seq_writes(
+    d: &mut dyn Device,
+    t0: u64,
+    lba: u64,
+    size: u64,
+    count: usize,
+    gap_ns: u64,
+) -> Vec<W> {
     let bb = d.info().block_bytes as u64;
     let blocks = (size / bb) as u32;
     let mut now = t0;
     let mut out = Vec::with_capacity(count);
     for i in 0..count as u64 {
-        let c = d.submit(now, &Command::Write { lba: lba + i * blocks as u64, blocks }, Payload::SizeOnly).unwrap();
-        out.push(W { submit_ns: now, latency_ns: c.done_ns - now });
+        let c = d
+            .submit(
+                now,
+                &Command::Write {
+                    lba: lba + i * blocks as u64,
+                    blocks,
+                },
+                Payload::SizeOnly,
+            )
+            .unwrap();
+        out.push(W {
+            submit_ns: now,
+            latency_ns: c.done_ns - now,
+        });
         now = c.done_ns + gap_ns;
     }
     out
 }
 
 fn sync(d: &mut dyn Device, now: u64) -> u64 {
-    d.submit(now, &Command::Flush, Payload::SizeOnly).unwrap().done_ns
+    d.submit(now, &Command::Flush, Payload::SizeOnly)
+        .unwrap()
+        .done_ns
 }
 
 fn mean(xs: impl Iterator<Item = u64>) -> f64 {
@@ -96,15 +123,27 @@ struct Staircase {
 }
 
 fn staircase(ws: &[W]) -> Staircase {
-    let slow: Vec<usize> = (0..ws.len()).filter(|&i| ws[i].latency_ns >= SLOW_NS).collect();
-    assert!(slow.len() >= 3, "expected several slow writes, got {}", slow.len());
+    let slow: Vec<usize> = (0..ws.len())
+        .filter(|&i| ws[i].latency_ns >= SLOW_NS)
+        .collect();
+    assert!(
+        slow.len() >= 3,
+        "expected several slow writes, got {}",
+        slow.len()
+    );
     let fast = slow[0];
-    assert!(ws[..fast].iter().all(|w| w.latency_ns < MS), "every write before the first slow one is fast");
+    assert!(
+        ws[..fast].iter().all(|w| w.latency_ns < MS),
+        "every write before the first slow one is fast"
+    );
     let mut m_counts = Vec::new();
     let mut t_m_ns = Vec::new();
     for pair in slow.windows(2) {
         let (a, b) = (pair[0] + 1, pair[1]);
-        assert!(b > a, "a slow write is followed by mid writes, not another slow one");
+        assert!(
+            b > a,
+            "a slow write is followed by mid writes, not another slow one"
+        );
         m_counts.push(b - a);
         t_m_ns.push(ws[b - 1].done_ns() - ws[a].submit_ns);
     }
@@ -124,7 +163,10 @@ fn staircase(ws: &[W]) -> Staircase {
 
 /// Writes before the first slow one (all of them fast).
 fn fast_run(ws: &[W]) -> usize {
-    let n = ws.iter().position(|w| w.latency_ns >= SLOW_NS).unwrap_or(ws.len());
+    let n = ws
+        .iter()
+        .position(|w| w.latency_ns >= SLOW_NS)
+        .unwrap_or(ws.len());
     assert!(ws[..n].iter().all(|w| w.latency_ns < MS));
     n
 }
@@ -140,7 +182,9 @@ fn within(measured: f64, paper: f64, tolerance: f64) -> bool {
 }
 
 fn counter(st: &DeviceStats, name: &str) -> u64 {
-    *st.counters.get(name).unwrap_or_else(|| panic!("counter {name} missing: {:?}", st.counters))
+    *st.counters
+        .get(name)
+        .unwrap_or_else(|| panic!("counter {name} missing: {:?}", st.counters))
 }
 
 fn ms(ns: f64) -> f64 {
@@ -184,12 +228,24 @@ fn wd100efax_64k_writes_climb_the_papers_staircase() {
     // W_m = 8 MiB per S+M cycle: one slow write and 127 mid writes of 64 KiB.
     assert!(s.m_counts.iter().all(|&m| m == 127), "{:?}", s.m_counts);
     // T_f is the fast writes back to back: W_f · L_f / s.
-    assert!(within(s.t_f_ns as f64, s.fast as f64 * s.l_f_ns, 0.01), "T_f {}", s.t_f_ns);
+    assert!(
+        within(s.t_f_ns as f64, s.fast as f64 * s.l_f_ns, 0.01),
+        "T_f {}",
+        s.t_f_ns
+    );
     // L_s: a continuing batch misses its sector and waits one revolution, then the
     // write's own 64 KiB drain (and any track switches the mechanics' stream skipped).
-    assert!(s.l_s_ns >= REV_7200_NS as f64 && s.l_s_ns <= REV_7200_NS as f64 + 2.5e6, "L_s {}", s.l_s_ns);
+    assert!(
+        s.l_s_ns >= REV_7200_NS as f64 && s.l_s_ns <= REV_7200_NS as f64 + 2.5e6,
+        "L_s {}",
+        s.l_s_ns
+    );
     // The first batch starts from an idle platter: setup (2 ms) + rotational wait.
-    assert!(s.first_s_ns >= 2 * MS && s.first_s_ns <= 2 * MS + REV_7200_NS + MS, "first S {}", s.first_s_ns);
+    assert!(
+        s.first_s_ns >= 2 * MS && s.first_s_ns <= 2 * MS + REV_7200_NS + MS,
+        "first S {}",
+        s.first_s_ns
+    );
     let st = d.stats(ws.last().unwrap().done_ns());
     assert_eq!(counter(&st, "cache_buffered_writes"), 1200);
     assert_eq!(counter(&st, "cache_fast_writes"), 256);
@@ -251,19 +307,33 @@ fn wd100efax_16k_writes_fill_the_same_buffer_with_more_fast_writes() {
     assert!(s.m_counts.iter().all(|&m| m == 511), "{:?}", s.m_counts);
     // Drain-bound: 16 KiB at the platter's rate (between the sustained and the
     // in-track rate), plus track switches.
-    assert!(s.l_m_ns > 16.0 * KIB as f64 / 235.2e6 * 1e9 && s.l_m_ns < 16.0 * KIB as f64 / 200e6 * 1e9, "L_m {}", s.l_m_ns);
-    assert!(s.l_s_ns >= REV_7200_NS as f64 && s.l_s_ns <= REV_7200_NS as f64 + 2.5e6, "L_s {}", s.l_s_ns);
+    assert!(
+        s.l_m_ns > 16.0 * KIB as f64 / 235.2e6 * 1e9 && s.l_m_ns < 16.0 * KIB as f64 / 200e6 * 1e9,
+        "L_m {}",
+        s.l_m_ns
+    );
+    assert!(
+        s.l_s_ns >= REV_7200_NS as f64 && s.l_s_ns <= REV_7200_NS as f64 + 2.5e6,
+        "L_s {}",
+        s.l_s_ns
+    );
 }
 
 #[test]
 fn sync_after_a_full_buffer_costs_the_flush_and_leaves_the_next_writes_fast() {
     let mut d = dev("wd100efax");
     let ws = run_after_sync(d.as_mut(), 64 * KIB, 256, 0);
-    assert!(ws.iter().all(|w| w.latency_ns < MS), "256 writes fit the 16 MiB buffer");
+    assert!(
+        ws.iter().all(|w| w.latency_ns < MS),
+        "256 writes fit the 16 MiB buffer"
+    );
     let t = ws.last().unwrap().done_ns();
     let done = sync(d.as_mut(), t);
     let cost = done - t;
-    eprintln!("wd100efax: sync of a full 16 MiB buffer took {:.1} ms", ms(cost as f64));
+    eprintln!(
+        "wd100efax: sync of a full 16 MiB buffer took {:.1} ms",
+        ms(cost as f64)
+    );
     // Two 8 MiB batches at ~210 MB/s plus their positioning: ≥ 80 ms, < 120 ms.
     assert!((50 * MS..=120 * MS).contains(&cost), "{cost}");
     let st = d.stats(done);
@@ -302,13 +372,17 @@ fn an_idle_buffer_drains_in_the_background() {
 }
 
 fn pattern(seed: u8, len: usize) -> Vec<u8> {
-    (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
 }
 
 fn read(d: &mut dyn Device, now: u64, lba: u64, bytes: usize) -> (Vec<u8>, u64) {
     let mut out = vec![0u8; bytes];
     let blocks = (bytes / 512) as u32;
-    let c = d.submit(now, &Command::Read { lba, blocks }, Payload::Read(&mut out)).unwrap();
+    let c = d
+        .submit(now, &Command::Read { lba, blocks }, Payload::Read(&mut out))
+        .unwrap();
     (out, c.done_ns - now)
 }
 
@@ -319,9 +393,19 @@ fn reads_see_buffered_and_flushed_data_with_their_payloads() {
     let blocks = (len / 512) as u32;
     let (a, b, a2) = (pattern(1, len), pattern(2, len), pattern(3, len));
     let far = 1_000_000_000u64;
-    let mut now = d.submit(0, &Command::Write { lba: 0, blocks }, Payload::Write(&a)).unwrap().done_ns;
+    let mut now = d
+        .submit(0, &Command::Write { lba: 0, blocks }, Payload::Write(&a))
+        .unwrap()
+        .done_ns;
     now = sync(d.as_mut(), now);
-    now = d.submit(now, &Command::Write { lba: far, blocks }, Payload::Write(&b)).unwrap().done_ns;
+    now = d
+        .submit(
+            now,
+            &Command::Write { lba: far, blocks },
+            Payload::Write(&b),
+        )
+        .unwrap()
+        .done_ns;
     // Buffered: served from DRAM at interface speed (28 us + 64 KiB / 431 MB/s).
     let (got, lat) = read(d.as_mut(), now, far, len);
     assert_eq!(got, b);
@@ -331,7 +415,14 @@ fn reads_see_buffered_and_flushed_data_with_their_payloads() {
     assert_eq!(got, a);
     assert!(lat > MS, "{lat}");
     // A rewrite of flushed data is read back from the buffer.
-    now = d.submit(now + lat, &Command::Write { lba: 0, blocks }, Payload::Write(&a2)).unwrap().done_ns;
+    now = d
+        .submit(
+            now + lat,
+            &Command::Write { lba: 0, blocks },
+            Payload::Write(&a2),
+        )
+        .unwrap()
+        .done_ns;
     let (got, lat) = read(d.as_mut(), now, 0, len);
     assert_eq!(got, a2);
     assert!(lat < 200 * US, "{lat}");
@@ -385,8 +476,16 @@ fn smaller_buffers_give_proportionally_fewer_fast_writes() {
             s.m_counts
         );
         assert_eq!(s.fast, buffer_mib as usize * 16, "{name}");
-        assert!(s.m_counts.iter().all(|&m| m == buffer_mib as usize * 8 - 1), "{name}: {:?}", s.m_counts);
-        assert!(s.l_s_ns >= rev_ns as f64 && s.l_s_ns <= rev_ns as f64 + 2.5e6, "{name}: L_s {}", s.l_s_ns);
+        assert!(
+            s.m_counts.iter().all(|&m| m == buffer_mib as usize * 8 - 1),
+            "{name}: {:?}",
+            s.m_counts
+        );
+        assert!(
+            s.l_s_ns >= rev_ns as f64 && s.l_s_ns <= rev_ns as f64 + 2.5e6,
+            "{name}: L_s {}",
+            s.l_s_ns
+        );
     }
 }
 
@@ -400,15 +499,28 @@ fn runs_are_deterministic() {
         let mut log = Vec::new();
         let mut x = 12345u64;
         for i in 0..3_000u64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let cmd = match (x >> 33) % 10 {
-                0 => Command::Read { lba: (x >> 20) % 1_000_000_000, blocks: 8 },
+                0 => Command::Read {
+                    lba: (x >> 20) % 1_000_000_000,
+                    blocks: 8,
+                },
                 1 if i % 500 == 0 => Command::Flush,
-                _ => Command::Write { lba: i * 128, blocks: 128 },
+                _ => Command::Write {
+                    lba: i * 128,
+                    blocks: 128,
+                },
             };
             let c = d.submit(now, &cmd, Payload::SizeOnly).unwrap();
             log.push(c.done_ns);
-            now = c.done_ns + if (x >> 40).is_multiple_of(50) { 150 * MS } else { (x >> 45) % (200 * US) };
+            now = c.done_ns
+                + if (x >> 40).is_multiple_of(50) {
+                    150 * MS
+                } else {
+                    (x >> 45) % (200 * US)
+                };
         }
         (log, d.stats(now))
     };
@@ -416,7 +528,10 @@ fn runs_are_deterministic() {
     let (b, sb) = run();
     assert_eq!(a, b);
     assert_eq!(sa, sb);
-    assert!(counter(&sa, "cache_idle_drains") > 0 && counter(&sa, "cache_read_hits") + counter(&sa, "cache_flush_batches") > 0);
+    assert!(
+        counter(&sa, "cache_idle_drains") > 0
+            && counter(&sa, "cache_read_hits") + counter(&sa, "cache_flush_batches") > 0
+    );
 }
 
 /// `enabled = false` and a profile without `[cache]` both write through, exactly
@@ -425,8 +540,14 @@ fn runs_are_deterministic() {
 fn a_disabled_cache_writes_through() {
     let text = find_profile("wd100efax").unwrap().text;
     let without = text[..text.find("\n[cache]").unwrap()].to_string();
-    let mut plain = build(&ProfileSource { source_name: "no-cache.toml".into(), text: without }).unwrap();
-    let mut off = dev_with("wd100efax", "enabled", "false").map_err(|e| e.to_string()).unwrap();
+    let mut plain = build(&ProfileSource {
+        source_name: "no-cache.toml".into(),
+        text: without,
+    })
+    .unwrap();
+    let mut off = dev_with("wd100efax", "enabled", "false")
+        .map_err(|e| e.to_string())
+        .unwrap();
     let a = seq_writes(plain.as_mut(), 0, 0, 64 * KIB, 400, 0);
     let b = seq_writes(off.as_mut(), 0, 0, 64 * KIB, 400, 0);
     assert_eq!(a, b);
@@ -435,7 +556,11 @@ fn a_disabled_cache_writes_through() {
     assert!(a[0].latency_ns > MS, "{}", a[0].latency_ns);
     let st = off.stats(b.last().unwrap().done_ns());
     assert_eq!(st.media_write_bytes, 400 * 64 * KIB);
-    assert!(!st.counters.keys().any(|k| k.starts_with("cache_")), "{:?}", st.counters);
+    assert!(
+        !st.counters.keys().any(|k| k.starts_with("cache_")),
+        "{:?}",
+        st.counters
+    );
     // Flush costs one command.
     let t = b.last().unwrap().done_ns();
     assert_eq!(sync(off.as_mut(), t), t + 28 * US);
@@ -453,7 +578,9 @@ fn cache_values_are_validated_by_name() {
             allowed: "0.0625..=1024".into()
         }
     );
-    let err = dev_with("wd100efax", "flush_batch_mib", "32.0").err().unwrap();
+    let err = dev_with("wd100efax", "flush_batch_mib", "32.0")
+        .err()
+        .unwrap();
     assert_eq!(
         err,
         ProfileError::OutOfRange {
@@ -463,19 +590,39 @@ fn cache_values_are_validated_by_name() {
             allowed: "0.0625..=16".into()
         }
     );
-    let err = dev_with("wd100efax", "interface_mb_s", "nan").err().unwrap();
+    let err = dev_with("wd100efax", "interface_mb_s", "nan")
+        .err()
+        .unwrap();
     assert!(
         matches!(err, ProfileError::OutOfRange { ref field, ref allowed, .. } if field == "cache.interface_mb_s" && allowed == "a finite number"),
         "{err}"
     );
-    let err = dev_with("wd100efax", "idle_flush_ms", "-1.0").err().unwrap();
-    assert!(matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "cache.idle_flush_ms"), "{err}");
-    let err = dev_with("wd100efax", "flush_setup_ms", "1000.0").err().unwrap();
-    assert!(matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "cache.flush_setup_ms"), "{err}");
-    let err = dev_with("wd100efax", "enabled", "true\nwrite_back = true").err().unwrap();
+    let err = dev_with("wd100efax", "idle_flush_ms", "-1.0")
+        .err()
+        .unwrap();
+    assert!(
+        matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "cache.idle_flush_ms"),
+        "{err}"
+    );
+    let err = dev_with("wd100efax", "flush_setup_ms", "1000.0")
+        .err()
+        .unwrap();
+    assert!(
+        matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "cache.flush_setup_ms"),
+        "{err}"
+    );
+    let err = dev_with("wd100efax", "enabled", "true\nwrite_back = true")
+        .err()
+        .unwrap();
     assert!(matches!(err, ProfileError::Parse { .. }), "{err}");
     // Every shipped disk profile loads.
-    for name in ["wd100efax", "wd8004fryz", "wd40ezrz", "st8000dm004", "st4000dm004"] {
+    for name in [
+        "wd100efax",
+        "wd8004fryz",
+        "wd40ezrz",
+        "st8000dm004",
+        "st4000dm004",
+    ] {
         assert!(open_device(name).is_ok(), "{name}");
     }
 }
@@ -484,7 +631,12 @@ fn cache_values_are_validated_by_name() {
 /// datasheet OD rate (the mechanics calibration behind the cache), ±5%.
 #[test]
 fn write_through_streams_at_the_datasheet_rates() {
-    for (name, mb_s) in [("wd8004fryz", 255.0), ("wd40ezrz", 175.0), ("st8000dm004", 190.0), ("st4000dm004", 190.0)] {
+    for (name, mb_s) in [
+        ("wd8004fryz", 255.0),
+        ("wd40ezrz", 175.0),
+        ("st8000dm004", 190.0),
+        ("st4000dm004", 190.0),
+    ] {
         let mut d = dev_with(name, "enabled", "false").unwrap();
         let ws = seq_writes(d.as_mut(), 0, 0, MIB, 128, 0);
         let rate = 128.0 * MIB as f64 / (ws.last().unwrap().done_ns() as f64 / 1e9) / 1e6;

@@ -7,11 +7,22 @@ use zonelab_devices::{open_device, Command, Device, Payload};
 fn peak_write_gb_s(dev: &mut dyn Device, total_bytes: u64) -> f64 {
     let blocks = (128 * 1024 / dev.info().block_bytes as u64) as u32;
     let n = total_bytes / (128 * 1024);
-    let mut in_flight: std::collections::BinaryHeap<std::cmp::Reverse<u64>> = (0..32).map(|_| std::cmp::Reverse(0)).collect();
+    let mut in_flight: std::collections::BinaryHeap<std::cmp::Reverse<u64>> =
+        (0..32).map(|_| std::cmp::Reverse(0)).collect();
     let mut end = 0;
     for i in 0..n {
         let std::cmp::Reverse(now) = in_flight.pop().unwrap();
-        let done = dev.submit(now, &Command::Write { lba: i * blocks as u64, blocks }, Payload::SizeOnly).unwrap().done_ns;
+        let done = dev
+            .submit(
+                now,
+                &Command::Write {
+                    lba: i * blocks as u64,
+                    blocks,
+                },
+                Payload::SizeOnly,
+            )
+            .unwrap()
+            .done_ns;
         end = end.max(done);
         in_flight.push(std::cmp::Reverse(done));
     }

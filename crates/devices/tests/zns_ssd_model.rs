@@ -15,9 +15,16 @@ fn zn540() -> Box<dyn Device> {
 /// zn540 with a different value for one `key = value` line.
 fn zn540_with(key: &str, value: &str) -> Box<dyn Device> {
     let text = include_str!("../../../profiles/zn540.toml");
-    let line = text.lines().find(|l| l.starts_with(&format!("{key} ="))).expect("key exists");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{key} =")))
+        .expect("key exists");
     let text = text.replace(line, &format!("{key} = {value}"));
-    build(&ProfileSource { source_name: "test.toml".into(), text }).unwrap()
+    build(&ProfileSource {
+        source_name: "test.toml".into(),
+        text,
+    })
+    .unwrap()
 }
 
 fn zone_lba(d: &dyn Device, zone: u32) -> u64 {
@@ -28,7 +35,17 @@ fn zone_lba(d: &dyn Device, zone: u32) -> u64 {
 fn fill(d: &mut dyn Device, zone: u32, mib: u32, mut now: u64) -> u64 {
     let start = zone_lba(d, zone);
     for i in 0..mib as u64 {
-        now = d.submit(now, &Command::Write { lba: start + i * MIB_BLOCKS as u64, blocks: MIB_BLOCKS }, Payload::SizeOnly).unwrap().done_ns;
+        now = d
+            .submit(
+                now,
+                &Command::Write {
+                    lba: start + i * MIB_BLOCKS as u64,
+                    blocks: MIB_BLOCKS,
+                },
+                Payload::SizeOnly,
+            )
+            .unwrap()
+            .done_ns;
     }
     now
 }
@@ -36,10 +53,16 @@ fn fill(d: &mut dyn Device, zone: u32, mib: u32, mut now: u64) -> u64 {
 #[test]
 fn small_writes_are_acknowledged_from_the_buffer() {
     let mut d = zn540();
-    let c = d.submit(0, &Command::Write { lba: 0, blocks: 1 }, Payload::SizeOnly).unwrap();
+    let c = d
+        .submit(0, &Command::Write { lba: 0, blocks: 1 }, Payload::SizeOnly)
+        .unwrap();
     // Far below one flash program (1.2 ms): buffered, acknowledged in microseconds.
     assert!(c.done_ns < 20_000, "4 KiB write took {} ns", c.done_ns);
-    assert_eq!(d.stats(c.done_ns).media_write_bytes, 0, "nothing programmed before a stripe row is full");
+    assert_eq!(
+        d.stats(c.done_ns).media_write_bytes,
+        0,
+        "nothing programmed before a stripe row is full"
+    );
 }
 
 #[test]
@@ -59,11 +82,30 @@ fn a_small_buffer_makes_sustained_writes_flash_bound() {
 fn reads_of_programmed_data_cost_flash_time_and_unwritten_reads_do_not() {
     let mut d = zn540();
     let end = fill(d.as_mut(), 0, 64, 0) + 1_000_000_000;
-    let flash = d.submit(end, &Command::Read { lba: 0, blocks: 1 }, Payload::SizeOnly).unwrap().done_ns - end;
+    let flash = d
+        .submit(end, &Command::Read { lba: 0, blocks: 1 }, Payload::SizeOnly)
+        .unwrap()
+        .done_ns
+        - end;
     let unwritten_lba = zone_lba(d.as_ref(), 1);
-    let zero = d.submit(end + 1_000_000, &Command::Read { lba: unwritten_lba, blocks: 1 }, Payload::SizeOnly).unwrap().done_ns - end - 1_000_000;
+    let zero = d
+        .submit(
+            end + 1_000_000,
+            &Command::Read {
+                lba: unwritten_lba,
+                blocks: 1,
+            },
+            Payload::SizeOnly,
+        )
+        .unwrap()
+        .done_ns
+        - end
+        - 1_000_000;
     assert!(flash > 45_000, "a flash read includes tR (45 us): {flash}");
-    assert!(zero < 20_000, "an unwritten block never reaches flash: {zero}");
+    assert!(
+        zero < 20_000,
+        "an unwritten block never reaches flash: {zero}"
+    );
     assert!(d.stats(end).media_read_bytes == BLOCK);
 }
 
@@ -79,7 +121,18 @@ fn zones_in_different_die_groups_write_in_parallel() {
             let mut done = now;
             for z in [a, b] {
                 let lba = zone_lba(d.as_ref(), z) + i * MIB_BLOCKS as u64;
-                done = done.max(d.submit(now, &Command::Write { lba, blocks: MIB_BLOCKS }, Payload::SizeOnly).unwrap().done_ns);
+                done = done.max(
+                    d.submit(
+                        now,
+                        &Command::Write {
+                            lba,
+                            blocks: MIB_BLOCKS,
+                        },
+                        Payload::SizeOnly,
+                    )
+                    .unwrap()
+                    .done_ns,
+                );
             }
             now = done;
         }
@@ -87,7 +140,10 @@ fn zones_in_different_die_groups_write_in_parallel() {
     };
     let parallel = run(0, 1);
     let shared = run(0, 2);
-    assert!(parallel < shared, "different die groups {parallel} vs shared group {shared}");
+    assert!(
+        parallel < shared,
+        "different die groups {parallel} vs shared group {shared}"
+    );
 }
 
 #[test]
@@ -101,29 +157,74 @@ fn reset_erases_in_the_background_and_delays_later_reads_on_those_dies() {
         (d, t)
     };
     let (mut reset, t) = prepare();
-    let c = reset.submit(t, &Command::Zone { action: ZoneAction::Reset, zone_lba: 0 }, Payload::SizeOnly).unwrap();
-    assert!(c.done_ns - t < 100_000, "reset is acknowledged quickly: {} ns", c.done_ns - t);
+    let c = reset
+        .submit(
+            t,
+            &Command::Zone {
+                action: ZoneAction::Reset,
+                zone_lba: 0,
+            },
+            Payload::SizeOnly,
+        )
+        .unwrap();
+    assert!(
+        c.done_ns - t < 100_000,
+        "reset is acknowledged quickly: {} ns",
+        c.done_ns - t
+    );
     assert!(reset.stats(c.done_ns).erases > 0);
     assert_eq!(reset.report_zones(0, 1).unwrap()[0].write_pointer, 0);
     let z2 = zone_lba(reset.as_ref(), 2);
-    let after_reset = reset.submit(c.done_ns, &Command::Read { lba: z2, blocks: 1 }, Payload::SizeOnly).unwrap().done_ns - c.done_ns;
+    let after_reset = reset
+        .submit(
+            c.done_ns,
+            &Command::Read { lba: z2, blocks: 1 },
+            Payload::SizeOnly,
+        )
+        .unwrap()
+        .done_ns
+        - c.done_ns;
     let (mut quiet, t) = prepare();
-    let quiet_read = quiet.submit(t, &Command::Read { lba: z2, blocks: 1 }, Payload::SizeOnly).unwrap().done_ns - t;
+    let quiet_read = quiet
+        .submit(t, &Command::Read { lba: z2, blocks: 1 }, Payload::SizeOnly)
+        .unwrap()
+        .done_ns
+        - t;
     // The read waits behind at least one block erase (3.5 ms) on its die.
-    assert!(after_reset > quiet_read + 3_000_000, "{after_reset} vs {quiet_read}");
+    assert!(
+        after_reset > quiet_read + 3_000_000,
+        "{after_reset} vs {quiet_read}"
+    );
 }
 
 #[test]
 fn finish_pads_and_programs_the_open_row() {
     let mut d = zn540();
-    let t = d.submit(0, &Command::Write { lba: 0, blocks: 8 }, Payload::SizeOnly).unwrap().done_ns;
+    let t = d
+        .submit(0, &Command::Write { lba: 0, blocks: 8 }, Payload::SizeOnly)
+        .unwrap()
+        .done_ns;
     assert_eq!(d.stats(t).media_write_bytes, 0);
-    let t = d.submit(t, &Command::Zone { action: ZoneAction::Finish, zone_lba: 0 }, Payload::SizeOnly).unwrap().done_ns;
+    let t = d
+        .submit(
+            t,
+            &Command::Zone {
+                action: ZoneAction::Finish,
+                zone_lba: 0,
+            },
+            Payload::SizeOnly,
+        )
+        .unwrap()
+        .done_ns;
     let st = d.stats(t);
     // 32 KiB of data sit on two dies' pages: two 96 KiB program units are written.
     assert_eq!(st.media_write_bytes, 2 * 96 * 1024);
     assert_eq!(st.zone_finishes, 1);
-    assert!(d.submit(t, &Command::Write { lba: 8, blocks: 1 }, Payload::SizeOnly).is_err(), "a finished zone is full");
+    assert!(
+        d.submit(t, &Command::Write { lba: 8, blocks: 1 }, Payload::SizeOnly)
+            .is_err(),
+        "a finished zone is full"
+    );
 }
 
 #[test]
@@ -136,7 +237,19 @@ fn qd1_write_throughput_matches_table_1_at_reduced_size() {
 
 #[test]
 fn out_of_range_zone_stripe_is_rejected_naming_the_field() {
-    let text = include_str!("../../../profiles/zn540.toml").replace("zone_stripe_dies = 16", "zone_stripe_dies = 5");
-    let err = build(&ProfileSource { source_name: "bad.toml".into(), text }).err().unwrap().to_string();
-    assert!(err.contains("zones.zone_stripe_dies") && err.contains("= 5") && err.contains("divisor of the 32 dies"), "{err}");
+    let text = include_str!("../../../profiles/zn540.toml")
+        .replace("zone_stripe_dies = 16", "zone_stripe_dies = 5");
+    let err = build(&ProfileSource {
+        source_name: "bad.toml".into(),
+        text,
+    })
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(
+        err.contains("zones.zone_stripe_dies")
+            && err.contains("= 5")
+            && err.contains("divisor of the 32 dies"),
+        "{err}"
+    );
 }

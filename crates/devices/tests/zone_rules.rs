@@ -12,7 +12,14 @@ use zonelab_devices::{open_device, Device, DeviceError};
 // Helpers
 // ---------------------------------------------------------------------------
 
-fn layout(zone_count: u32, size: u64, cap: u64, conventional: u32, max_open: u32, max_active: u32) -> ZoneLayout {
+fn layout(
+    zone_count: u32,
+    size: u64,
+    cap: u64,
+    conventional: u32,
+    max_open: u32,
+    max_active: u32,
+) -> ZoneLayout {
     ZoneLayout {
         zone_count,
         zone_size_blocks: size,
@@ -34,14 +41,30 @@ fn assert_counts_consistent(set: &ZoneSet) {
     let d = all(set);
     let open = d.iter().filter(|z| z.state.is_open()).count() as u32;
     let active = d.iter().filter(|z| z.state.is_active()).count() as u32;
-    assert_eq!(set.open_count(), open, "open_count() disagrees with report: {d:?}");
-    assert_eq!(set.active_count(), active, "active_count() disagrees with report: {d:?}");
+    assert_eq!(
+        set.open_count(),
+        open,
+        "open_count() disagrees with report: {d:?}"
+    );
+    assert_eq!(
+        set.active_count(),
+        active,
+        "active_count() disagrees with report: {d:?}"
+    );
     let l = set.layout();
     if l.max_open_zones > 0 {
-        assert!(open <= l.max_open_zones, "{open} open zones > max-open {}", l.max_open_zones);
+        assert!(
+            open <= l.max_open_zones,
+            "{open} open zones > max-open {}",
+            l.max_open_zones
+        );
     }
     if l.max_active_zones > 0 {
-        assert!(active <= l.max_active_zones, "{active} active zones > max-active {}", l.max_active_zones);
+        assert!(
+            active <= l.max_active_zones,
+            "{active} active zones > max-active {}",
+            l.max_active_zones
+        );
     }
 }
 
@@ -86,8 +109,15 @@ enum Action {
     Read,
 }
 
-const ACTIONS: [Action; 7] =
-    [Action::WriteAtWp, Action::Append, Action::Open, Action::Close, Action::Finish, Action::Reset, Action::Read];
+const ACTIONS: [Action; 7] = [
+    Action::WriteAtWp,
+    Action::Append,
+    Action::Open,
+    Action::Close,
+    Action::Finish,
+    Action::Reset,
+    Action::Read,
+];
 
 fn setup(start: Start) -> ZoneSet {
     let mut s = ZoneSet::new(table_layout());
@@ -164,7 +194,11 @@ fn to(state: ZoneState, wp_off: u64) -> Expect {
 }
 
 fn invalid(action: &'static str, state: ZoneState) -> Expect {
-    Expect::Fail(DeviceError::InvalidTransition { zone: TZ, action, state })
+    Expect::Fail(DeviceError::InvalidTransition {
+        zone: TZ,
+        action,
+        state,
+    })
 }
 
 fn table() -> Vec<(Start, [Expect; 7])> {
@@ -175,15 +209,98 @@ fn table() -> Vec<(Start, [Expect; 7])> {
     // Columns in ACTIONS order: write at WP (2 blocks), append (2), open, close,
     // finish, reset, read. Expect::To gives the state and WP offset afterwards.
     vec![
-        (Start::Empty, [to(ImplicitlyOpen, 2), to(ImplicitlyOpen, 2), to(ExplicitlyOpen, 0), invalid("close", Empty), to(Full, TCAP), to(Empty, 0), to(Empty, 0)]),
-        (Start::ImplicitlyOpen, [to(ImplicitlyOpen, 4), to(ImplicitlyOpen, 4), to(ExplicitlyOpen, 2), to(Closed, 2), to(Full, TCAP), to(Empty, 0), to(ImplicitlyOpen, 2)]),
-        (Start::ExplicitlyOpenEmpty, [to(ExplicitlyOpen, 2), to(ExplicitlyOpen, 2), to(ExplicitlyOpen, 0), to(Empty, 0), to(Full, TCAP), to(Empty, 0), to(ExplicitlyOpen, 0)]),
-        (Start::ExplicitlyOpenWritten, [to(ExplicitlyOpen, 4), to(ExplicitlyOpen, 4), to(ExplicitlyOpen, 2), to(Closed, 2), to(Full, TCAP), to(Empty, 0), to(ExplicitlyOpen, 2)]),
-        (Start::Closed, [to(ImplicitlyOpen, 4), to(ImplicitlyOpen, 4), to(ExplicitlyOpen, 2), to(Closed, 2), to(Full, TCAP), to(Empty, 0), to(Closed, 2)]),
-        (Start::FullByWrite, [full(), full(), invalid("open", Full), invalid("close", Full), to(Full, TCAP), to(Empty, 0), to(Full, TCAP)]),
-        (Start::FullByFinish, [full(), full(), invalid("open", Full), invalid("close", Full), to(Full, TCAP), to(Empty, 0), to(Full, TCAP)]),
-        (Start::ReadOnly, [ro(), ro(), ro(), ro(), ro(), ro(), to(ReadOnly, 2)]),
-        (Start::Offline, [off(), off(), off(), off(), off(), off(), off()]),
+        (
+            Start::Empty,
+            [
+                to(ImplicitlyOpen, 2),
+                to(ImplicitlyOpen, 2),
+                to(ExplicitlyOpen, 0),
+                invalid("close", Empty),
+                to(Full, TCAP),
+                to(Empty, 0),
+                to(Empty, 0),
+            ],
+        ),
+        (
+            Start::ImplicitlyOpen,
+            [
+                to(ImplicitlyOpen, 4),
+                to(ImplicitlyOpen, 4),
+                to(ExplicitlyOpen, 2),
+                to(Closed, 2),
+                to(Full, TCAP),
+                to(Empty, 0),
+                to(ImplicitlyOpen, 2),
+            ],
+        ),
+        (
+            Start::ExplicitlyOpenEmpty,
+            [
+                to(ExplicitlyOpen, 2),
+                to(ExplicitlyOpen, 2),
+                to(ExplicitlyOpen, 0),
+                to(Empty, 0),
+                to(Full, TCAP),
+                to(Empty, 0),
+                to(ExplicitlyOpen, 0),
+            ],
+        ),
+        (
+            Start::ExplicitlyOpenWritten,
+            [
+                to(ExplicitlyOpen, 4),
+                to(ExplicitlyOpen, 4),
+                to(ExplicitlyOpen, 2),
+                to(Closed, 2),
+                to(Full, TCAP),
+                to(Empty, 0),
+                to(ExplicitlyOpen, 2),
+            ],
+        ),
+        (
+            Start::Closed,
+            [
+                to(ImplicitlyOpen, 4),
+                to(ImplicitlyOpen, 4),
+                to(ExplicitlyOpen, 2),
+                to(Closed, 2),
+                to(Full, TCAP),
+                to(Empty, 0),
+                to(Closed, 2),
+            ],
+        ),
+        (
+            Start::FullByWrite,
+            [
+                full(),
+                full(),
+                invalid("open", Full),
+                invalid("close", Full),
+                to(Full, TCAP),
+                to(Empty, 0),
+                to(Full, TCAP),
+            ],
+        ),
+        (
+            Start::FullByFinish,
+            [
+                full(),
+                full(),
+                invalid("open", Full),
+                invalid("close", Full),
+                to(Full, TCAP),
+                to(Empty, 0),
+                to(Full, TCAP),
+            ],
+        ),
+        (
+            Start::ReadOnly,
+            [ro(), ro(), ro(), ro(), ro(), ro(), to(ReadOnly, 2)],
+        ),
+        (
+            Start::Offline,
+            [off(), off(), off(), off(), off(), off(), off()],
+        ),
     ]
 }
 
@@ -201,22 +318,43 @@ fn transition_table_every_state_times_every_action() {
             match (expect, got) {
                 (Expect::Fail(e), Err(g)) => {
                     assert_eq!(&g, e, "{ctx}: wrong error");
-                    assert_eq!(all(&s), before, "{ctx}: a rejected command changed the zones");
+                    assert_eq!(
+                        all(&s),
+                        before,
+                        "{ctx}: a rejected command changed the zones"
+                    );
                 }
                 (Expect::Fail(e), Ok(r)) => panic!("{ctx}: expected {e:?}, got Ok({r:?})"),
                 (Expect::To(_, _), Err(g)) => panic!("{ctx}: expected success, got {g:?}"),
                 (Expect::To(state, wp_off), Ok(r)) => {
                     let d = s.descriptor(TZ);
                     assert_eq!(d.state, *state, "{ctx}: resulting state");
-                    assert_eq!(d.write_pointer, TSTART + wp_off, "{ctx}: resulting write pointer");
+                    assert_eq!(
+                        d.write_pointer,
+                        TSTART + wp_off,
+                        "{ctx}: resulting write pointer"
+                    );
                     // Return values.
                     match r {
                         Ret::Write(w) => {
-                            assert_eq!(w, ZoneWrite { zone: TZ, lba: TSTART + old_wp_off, filled: false, implicitly_closed: None }, "{ctx}");
+                            assert_eq!(
+                                w,
+                                ZoneWrite {
+                                    zone: TZ,
+                                    lba: TSTART + old_wp_off,
+                                    filled: false,
+                                    implicitly_closed: None
+                                },
+                                "{ctx}"
+                            );
                         }
                         Ret::Open(victim) => assert_eq!(victim, None, "{ctx}"),
-                        Ret::Finish(padded) => assert_eq!(padded, wp_off - old_wp_off, "{ctx}: padded blocks"),
-                        Ret::Reset(written) => assert_eq!(written, old_wp_off, "{ctx}: reset returns blocks written"),
+                        Ret::Finish(padded) => {
+                            assert_eq!(padded, wp_off - old_wp_off, "{ctx}: padded blocks")
+                        }
+                        Ret::Reset(written) => {
+                            assert_eq!(written, old_wp_off, "{ctx}: reset returns blocks written")
+                        }
                         Ret::Read(zone) => assert_eq!(zone, TZ, "{ctx}"),
                         Ret::Close => {}
                     }
@@ -229,8 +367,16 @@ fn transition_table_every_state_times_every_action() {
                 }
             }
             assert_counts_consistent(&s);
-            assert_eq!(s.open_count(), s.state(TZ).is_open() as u32, "{ctx}: open count");
-            assert_eq!(s.active_count(), s.state(TZ).is_active() as u32, "{ctx}: active count");
+            assert_eq!(
+                s.open_count(),
+                s.state(TZ).is_open() as u32,
+                "{ctx}: open count"
+            );
+            assert_eq!(
+                s.active_count(),
+                s.state(TZ).is_active() as u32,
+                "{ctx}: active count"
+            );
             checked += 1;
         }
     }
@@ -247,7 +393,14 @@ fn close_of_open_zone_with_nothing_written_goes_to_empty() {
     assert_eq!(s.write_pointer(TZ), TSTART);
     assert_eq!((s.open_count(), s.active_count()), (0, 0));
     // Closing it again is now an invalid transition (empty cannot be closed).
-    assert_eq!(s.close(TSTART), Err(DeviceError::InvalidTransition { zone: TZ, action: "close", state: ZoneState::Empty }));
+    assert_eq!(
+        s.close(TSTART),
+        Err(DeviceError::InvalidTransition {
+            zone: TZ,
+            action: "close",
+            state: ZoneState::Empty
+        })
+    );
 }
 
 #[test]
@@ -263,7 +416,10 @@ fn finish_from_empty_pads_whole_capacity() {
     // Reset returns what the zone held (the padding counts) and empties it.
     assert_eq!(s.reset(TSTART), Ok(TCAP));
     assert_eq!(s.reset(TSTART), Ok(0), "reset of an empty zone is a no-op");
-    assert_eq!(s.descriptor(TZ), ZoneSet::new(table_layout()).descriptor(TZ));
+    assert_eq!(
+        s.descriptor(TZ),
+        ZoneSet::new(table_layout()).descriptor(TZ)
+    );
 }
 
 #[test]
@@ -291,11 +447,28 @@ fn writes_reaching_capacity_make_the_zone_full_and_release_it() {
             }
             let first = s.write(TSTART, 5).unwrap();
             assert!(!first.filled);
-            let w = if use_append { s.append(TSTART, (TCAP - 5) as u32) } else { s.write(TSTART + 5, (TCAP - 5) as u32) }.unwrap();
-            assert_eq!(w, ZoneWrite { zone: TZ, lba: TSTART + 5, filled: true, implicitly_closed: None });
+            let w = if use_append {
+                s.append(TSTART, (TCAP - 5) as u32)
+            } else {
+                s.write(TSTART + 5, (TCAP - 5) as u32)
+            }
+            .unwrap();
+            assert_eq!(
+                w,
+                ZoneWrite {
+                    zone: TZ,
+                    lba: TSTART + 5,
+                    filled: true,
+                    implicitly_closed: None
+                }
+            );
             assert_eq!(s.state(TZ), ZoneState::Full);
             assert_eq!(s.write_pointer(TZ), TSTART + TCAP);
-            assert_eq!((s.open_count(), s.active_count()), (0, 0), "explicit={explicit} append={use_append}");
+            assert_eq!(
+                (s.open_count(), s.active_count()),
+                (0, 0),
+                "explicit={explicit} append={use_append}"
+            );
         }
     }
 }
@@ -345,8 +518,20 @@ fn conventional_zone_accepts_random_writes() {
     assert_eq!(s.zone_type(1), ZoneType::SequentialWriteRequired);
     for (lba, n) in [(5u64, 2u32), (0, 1), (5, 2), (15, 1), (3, 1), (0, 16)] {
         let w = s.write(lba, n).unwrap();
-        assert_eq!(w, ZoneWrite { zone: 0, lba, filled: false, implicitly_closed: None });
-        assert_eq!(s.descriptor(0), d0, "a conventional zone has no state or write pointer");
+        assert_eq!(
+            w,
+            ZoneWrite {
+                zone: 0,
+                lba,
+                filled: false,
+                implicitly_closed: None
+            }
+        );
+        assert_eq!(
+            s.descriptor(0),
+            d0,
+            "a conventional zone has no state or write pointer"
+        );
     }
     // Conventional zones use no open/active resources: max-open 1 still lets one
     // sequential zone open.
@@ -361,9 +546,21 @@ fn conventional_zone_accepts_random_writes() {
     // But a write may not cross into the next zone.
     assert_eq!(
         s.write(15, 2),
-        Err(DeviceError::BoundaryCrossed { command: "write", zone: 0, lba: 15, blocks: 2, capacity_end: 16 })
+        Err(DeviceError::BoundaryCrossed {
+            command: "write",
+            zone: 0,
+            lba: 15,
+            blocks: 2,
+            capacity_end: 16
+        })
     );
-    assert_eq!(s.write(3, 0), Err(DeviceError::ZeroLength { command: "write", lba: 3 }));
+    assert_eq!(
+        s.write(3, 0),
+        Err(DeviceError::ZeroLength {
+            command: "write",
+            lba: 3
+        })
+    );
 }
 
 #[test]
@@ -398,7 +595,10 @@ fn offline_is_terminal() {
     s.set_offline(TZ);
     s.set_read_only(TZ);
     assert_eq!(s.state(TZ), ZoneState::Offline);
-    assert_eq!(s.check_read(TSTART, 1), Err(DeviceError::Offline { zone: TZ }));
+    assert_eq!(
+        s.check_read(TSTART, 1),
+        Err(DeviceError::Offline { zone: TZ })
+    );
 }
 
 #[test]
@@ -408,7 +608,10 @@ fn read_only_zone_can_go_offline() {
     s.set_read_only(TZ);
     s.set_offline(TZ);
     assert_eq!(s.state(TZ), ZoneState::Offline);
-    assert_eq!(s.check_read(TSTART, 1), Err(DeviceError::Offline { zone: TZ }));
+    assert_eq!(
+        s.check_read(TSTART, 1),
+        Err(DeviceError::Offline { zone: TZ })
+    );
     assert_counts_consistent(&s);
 }
 
@@ -420,22 +623,47 @@ fn read_only_zone_can_go_offline() {
 fn write_not_at_write_pointer() {
     let mut s = ZoneSet::new(table_layout());
     // Ahead of the write pointer of an empty zone.
-    assert_eq!(s.write(TSTART + 1, 1), Err(DeviceError::NotAtWritePointer { zone: TZ, lba: TSTART + 1, write_pointer: TSTART }));
+    assert_eq!(
+        s.write(TSTART + 1, 1),
+        Err(DeviceError::NotAtWritePointer {
+            zone: TZ,
+            lba: TSTART + 1,
+            write_pointer: TSTART
+        })
+    );
     s.write(TSTART, 4).unwrap();
     // Behind it (overwrite) and ahead of it.
     for lba in [TSTART, TSTART + 3, TSTART + 5, TSTART + TCAP - 1] {
         let before = all(&s);
-        assert_eq!(s.write(lba, 1), Err(DeviceError::NotAtWritePointer { zone: TZ, lba, write_pointer: TSTART + 4 }));
+        assert_eq!(
+            s.write(lba, 1),
+            Err(DeviceError::NotAtWritePointer {
+                zone: TZ,
+                lba,
+                write_pointer: TSTART + 4
+            })
+        );
         assert_eq!(all(&s), before);
     }
     // In the gap between capacity and size: still "not at the write pointer".
     assert_eq!(
         s.write(TSTART + TCAP, 1),
-        Err(DeviceError::NotAtWritePointer { zone: TZ, lba: TSTART + TCAP, write_pointer: TSTART + 4 })
+        Err(DeviceError::NotAtWritePointer {
+            zone: TZ,
+            lba: TSTART + TCAP,
+            write_pointer: TSTART + 4
+        })
     );
     // Closed zones too.
     s.close(TSTART).unwrap();
-    assert_eq!(s.write(TSTART + 2, 1), Err(DeviceError::NotAtWritePointer { zone: TZ, lba: TSTART + 2, write_pointer: TSTART + 4 }));
+    assert_eq!(
+        s.write(TSTART + 2, 1),
+        Err(DeviceError::NotAtWritePointer {
+            zone: TZ,
+            lba: TSTART + 2,
+            write_pointer: TSTART + 4
+        })
+    );
     assert_eq!(s.state(TZ), ZoneState::Closed);
     assert_counts_consistent(&s);
 }
@@ -448,22 +676,49 @@ fn write_crossing_zone_capacity() {
     let cap_end = TSTART + TCAP;
     assert_eq!(
         s.write(TSTART + 10, 3),
-        Err(DeviceError::BoundaryCrossed { command: "write", zone: TZ, lba: TSTART + 10, blocks: 3, capacity_end: cap_end })
+        Err(DeviceError::BoundaryCrossed {
+            command: "write",
+            zone: TZ,
+            lba: TSTART + 10,
+            blocks: 3,
+            capacity_end: cap_end
+        })
     );
-    assert_eq!(s.append(TSTART, 3), Err(DeviceError::BoundaryCrossed { command: "append", zone: TZ, lba: TSTART + 10, blocks: 3, capacity_end: cap_end }));
+    assert_eq!(
+        s.append(TSTART, 3),
+        Err(DeviceError::BoundaryCrossed {
+            command: "append",
+            zone: TZ,
+            lba: TSTART + 10,
+            blocks: 3,
+            capacity_end: cap_end
+        })
+    );
     // Even one that would stay inside the zone size but not the capacity.
     const { assert!(TSTART + 10 + 6 <= TSTART + TSIZE) }; // the layout makes this case possible
-    assert!(matches!(s.write(TSTART + 10, 6), Err(DeviceError::BoundaryCrossed { .. })));
+    assert!(matches!(
+        s.write(TSTART + 10, 6),
+        Err(DeviceError::BoundaryCrossed { .. })
+    ));
     // And one crossing into the next zone.
-    assert!(matches!(s.write(TSTART + 10, 8), Err(DeviceError::BoundaryCrossed { .. })));
+    assert!(matches!(
+        s.write(TSTART + 10, 8),
+        Err(DeviceError::BoundaryCrossed { .. })
+    ));
     assert_eq!(all(&s), before);
     // Exactly to capacity is fine.
     assert!(s.write(TSTART + 10, 2).unwrap().filled);
     // An empty zone: a write larger than capacity fails and leaves it empty (no
     // open/active resource taken).
     let mut s = ZoneSet::new(table_layout());
-    assert!(matches!(s.write(TSTART, (TCAP + 1) as u32), Err(DeviceError::BoundaryCrossed { .. })));
-    assert!(matches!(s.append(TSTART, (TCAP + 1) as u32), Err(DeviceError::BoundaryCrossed { .. })));
+    assert!(matches!(
+        s.write(TSTART, (TCAP + 1) as u32),
+        Err(DeviceError::BoundaryCrossed { .. })
+    ));
+    assert!(matches!(
+        s.append(TSTART, (TCAP + 1) as u32),
+        Err(DeviceError::BoundaryCrossed { .. })
+    ));
     assert_eq!(s.state(TZ), ZoneState::Empty);
     assert_eq!((s.open_count(), s.active_count()), (0, 0));
 }
@@ -484,9 +739,27 @@ fn write_to_full_zone() {
 #[test]
 fn zero_length_requests() {
     let mut s = ZoneSet::new(table_layout());
-    assert_eq!(s.write(TSTART, 0), Err(DeviceError::ZeroLength { command: "write", lba: TSTART }));
-    assert_eq!(s.append(TSTART, 0), Err(DeviceError::ZeroLength { command: "append", lba: TSTART }));
-    assert_eq!(s.check_read(TSTART, 0), Err(DeviceError::ZeroLength { command: "read", lba: TSTART }));
+    assert_eq!(
+        s.write(TSTART, 0),
+        Err(DeviceError::ZeroLength {
+            command: "write",
+            lba: TSTART
+        })
+    );
+    assert_eq!(
+        s.append(TSTART, 0),
+        Err(DeviceError::ZeroLength {
+            command: "append",
+            lba: TSTART
+        })
+    );
+    assert_eq!(
+        s.check_read(TSTART, 0),
+        Err(DeviceError::ZeroLength {
+            command: "read",
+            lba: TSTART
+        })
+    );
     assert_eq!(s.state(TZ), ZoneState::Empty);
 }
 
@@ -495,15 +768,40 @@ fn requests_beyond_the_device() {
     let mut s = ZoneSet::new(table_layout());
     let total = 4 * TSIZE;
     assert_eq!(s.capacity_blocks(), total);
-    let oor = |command, lba, blocks| Err::<(), _>(DeviceError::OutOfRange { command, lba, blocks, capacity_blocks: total });
+    let oor = |command, lba, blocks| {
+        Err::<(), _>(DeviceError::OutOfRange {
+            command,
+            lba,
+            blocks,
+            capacity_blocks: total,
+        })
+    };
     assert_eq!(s.write(total, 1).map(|_| ()), oor("write", total, 1));
-    assert_eq!(s.write(total + 100, 1).map(|_| ()), oor("write", total + 100, 1));
+    assert_eq!(
+        s.write(total + 100, 1).map(|_| ()),
+        oor("write", total + 100, 1)
+    );
     assert_eq!(s.write(u64::MAX, 1).map(|_| ()), oor("write", u64::MAX, 1));
-    assert_eq!(s.write(total - 1, u32::MAX).map(|_| ()), oor("write", total - 1, u32::MAX));
+    assert_eq!(
+        s.write(total - 1, u32::MAX).map(|_| ()),
+        oor("write", total - 1, u32::MAX)
+    );
     assert_eq!(s.check_read(total, 1).map(|_| ()), oor("read", total, 1));
-    assert_eq!(s.check_read(total - 2, 3).map(|_| ()), oor("read", total - 2, 3));
-    for r in [s.append(total, 1).map(|_| ()), s.open(total).map(|_| ()), s.close(total), s.finish(total).map(|_| ()), s.reset(total).map(|_| ())] {
-        assert!(matches!(r, Err(DeviceError::OutOfRange { lba, .. }) if lba == total), "{r:?}");
+    assert_eq!(
+        s.check_read(total - 2, 3).map(|_| ()),
+        oor("read", total - 2, 3)
+    );
+    for r in [
+        s.append(total, 1).map(|_| ()),
+        s.open(total).map(|_| ()),
+        s.close(total),
+        s.finish(total).map(|_| ()),
+        s.reset(total).map(|_| ()),
+    ] {
+        assert!(
+            matches!(r, Err(DeviceError::OutOfRange { lba, .. }) if lba == total),
+            "{r:?}"
+        );
     }
     assert!(all(&s).iter().all(|d| d.state == ZoneState::Empty));
 }
@@ -552,11 +850,20 @@ fn zone_capacity_below_zone_size() {
     assert_eq!(s.check_read(TSTART + TCAP, (TSIZE - TCAP) as u32), Ok(TZ));
     assert_eq!(s.check_read(TSTART, TSIZE as u32), Ok(TZ));
     // Writes there are not.
-    assert_eq!(s.write(TSTART + TCAP, 1), Err(DeviceError::ZoneFull { zone: TZ }));
+    assert_eq!(
+        s.write(TSTART + TCAP, 1),
+        Err(DeviceError::ZoneFull { zone: TZ })
+    );
     // Reads may not cross the zone (size) boundary.
     assert_eq!(
         s.check_read(TSTART + TSIZE - 1, 2),
-        Err(DeviceError::BoundaryCrossed { command: "read", zone: TZ, lba: TSTART + TSIZE - 1, blocks: 2, capacity_end: TSTART + TSIZE })
+        Err(DeviceError::BoundaryCrossed {
+            command: "read",
+            zone: TZ,
+            lba: TSTART + TSIZE - 1,
+            blocks: 2,
+            capacity_end: TSTART + TSIZE
+        })
     );
     // The next zone starts at the zone size, not the capacity.
     assert_eq!(s.zone_of(TSTART + TCAP), TZ);
@@ -569,18 +876,42 @@ fn read_unwritten_not_ok() {
     let mut l = table_layout();
     l.read_unwritten_ok = false;
     let mut s = ZoneSet::new(l);
-    assert_eq!(s.check_read(TSTART, 1), Err(DeviceError::UnwrittenRead { zone: TZ, lba: TSTART, write_pointer: TSTART }));
+    assert_eq!(
+        s.check_read(TSTART, 1),
+        Err(DeviceError::UnwrittenRead {
+            zone: TZ,
+            lba: TSTART,
+            write_pointer: TSTART
+        })
+    );
     s.write(TSTART, 4).unwrap();
     assert_eq!(s.check_read(TSTART, 4), Ok(TZ));
     assert_eq!(s.check_read(TSTART + 3, 1), Ok(TZ));
-    assert_eq!(s.check_read(TSTART + 3, 2), Err(DeviceError::UnwrittenRead { zone: TZ, lba: TSTART + 3, write_pointer: TSTART + 4 }));
-    assert_eq!(s.check_read(TSTART + 6, 1), Err(DeviceError::UnwrittenRead { zone: TZ, lba: TSTART + 6, write_pointer: TSTART + 4 }));
+    assert_eq!(
+        s.check_read(TSTART + 3, 2),
+        Err(DeviceError::UnwrittenRead {
+            zone: TZ,
+            lba: TSTART + 3,
+            write_pointer: TSTART + 4
+        })
+    );
+    assert_eq!(
+        s.check_read(TSTART + 6, 1),
+        Err(DeviceError::UnwrittenRead {
+            zone: TZ,
+            lba: TSTART + 6,
+            write_pointer: TSTART + 4
+        })
+    );
     // Still readable when closed or read-only.
     s.close(TSTART).unwrap();
     assert_eq!(s.check_read(TSTART, 4), Ok(TZ));
     s.set_read_only(TZ);
     assert_eq!(s.check_read(TSTART, 4), Ok(TZ));
-    assert!(matches!(s.check_read(TSTART + 4, 1), Err(DeviceError::UnwrittenRead { .. })));
+    assert!(matches!(
+        s.check_read(TSTART + 4, 1),
+        Err(DeviceError::UnwrittenRead { .. })
+    ));
     // A finished zone is readable up to its capacity (the padding counts as written).
     s.finish(0).unwrap();
     assert_eq!(s.check_read(0, TCAP as u32), Ok(0));
@@ -605,29 +936,63 @@ fn pow2_scenario(size: u64) -> Vec<(ZoneState, u64)> {
     // Conventional zone 0: random writes, zone commands rejected.
     s.write(3, 2).unwrap();
     s.write(size - 1, 1).unwrap();
-    assert!(matches!(s.write(size - 1, 2), Err(DeviceError::BoundaryCrossed { zone: 0, .. })));
-    assert_eq!(s.reset(0), Err(DeviceError::ConventionalZone { command: "zone-reset", zone: 0 }));
+    assert!(matches!(
+        s.write(size - 1, 2),
+        Err(DeviceError::BoundaryCrossed { zone: 0, .. })
+    ));
+    assert_eq!(
+        s.reset(0),
+        Err(DeviceError::ConventionalZone {
+            command: "zone-reset",
+            zone: 0
+        })
+    );
     // Sequential zones.
     assert_eq!(s.write(st(1), 4).unwrap().lba, st(1));
-    assert_eq!(s.write(st(1) + 5, 1), Err(DeviceError::NotAtWritePointer { zone: 1, lba: st(1) + 5, write_pointer: st(1) + 4 }));
+    assert_eq!(
+        s.write(st(1) + 5, 1),
+        Err(DeviceError::NotAtWritePointer {
+            zone: 1,
+            lba: st(1) + 5,
+            write_pointer: st(1) + 4
+        })
+    );
     assert_eq!(s.append(st(1), 3).unwrap().lba, st(1) + 4);
-    assert_eq!(s.append(st(1) + 1, 3).unwrap_err(), DeviceError::NotZoneStart { lba: st(1) + 1 });
+    assert_eq!(
+        s.append(st(1) + 1, 3).unwrap_err(),
+        DeviceError::NotZoneStart { lba: st(1) + 1 }
+    );
     assert_eq!(
         s.append(st(1), 4).unwrap_err(),
-        DeviceError::BoundaryCrossed { command: "append", zone: 1, lba: st(1) + 7, blocks: 4, capacity_end: st(1) + CAP }
+        DeviceError::BoundaryCrossed {
+            command: "append",
+            zone: 1,
+            lba: st(1) + 7,
+            blocks: 4,
+            capacity_end: st(1) + CAP
+        }
     );
     assert_eq!(s.write(st(2), 1).unwrap().implicitly_closed, None);
     // Zone 1 is the least recently written: a third open closes it.
     assert_eq!(s.write(st(3), 1).unwrap().implicitly_closed, Some(1));
-    assert_eq!(s.write(st(4), 1), Err(DeviceError::TooManyActiveZones { zone: 4, limit: 3 }));
+    assert_eq!(
+        s.write(st(4), 1),
+        Err(DeviceError::TooManyActiveZones { zone: 4, limit: 3 })
+    );
     assert_eq!(s.finish(st(2)), Ok(CAP - 1));
     assert_eq!(s.write(st(4), 1).unwrap().implicitly_closed, None);
     let w = s.write(st(1) + 7, 3).unwrap();
     assert!(w.filled);
     assert_eq!(w.implicitly_closed, Some(3));
-    assert!(matches!(s.write(st(1) + 10, 1), Err(DeviceError::ZoneFull { zone: 1 })));
+    assert!(matches!(
+        s.write(st(1) + 10, 1),
+        Err(DeviceError::ZoneFull { zone: 1 })
+    ));
     assert_eq!(s.check_read(st(1) + CAP, (size - CAP) as u32), Ok(1));
-    assert!(matches!(s.check_read(st(1) + size - 1, 2), Err(DeviceError::BoundaryCrossed { .. })));
+    assert!(matches!(
+        s.check_read(st(1) + size - 1, 2),
+        Err(DeviceError::BoundaryCrossed { .. })
+    ));
     assert_eq!(s.reset(st(1)), Ok(CAP));
     assert_eq!(s.close(st(4)), Ok(()));
     assert_counts_consistent(&s);
@@ -636,7 +1001,9 @@ fn pow2_scenario(size: u64) -> Vec<(ZoneState, u64)> {
         assert_eq!(d.start_lba, d.index as u64 * size);
         assert_eq!(d.size_blocks, size);
     }
-    (1..5).map(|z| (s.state(z), s.write_pointer(z) - st(z as u64))).collect()
+    (1..5)
+        .map(|z| (s.state(z), s.write_pointer(z) - st(z as u64)))
+        .collect()
 }
 
 #[test]
@@ -644,7 +1011,12 @@ fn non_power_of_two_zone_size_behaves_like_power_of_two() {
     let pow2 = pow2_scenario(16);
     assert_eq!(
         pow2,
-        vec![(ZoneState::Empty, 0), (ZoneState::Full, 10), (ZoneState::Closed, 1), (ZoneState::Closed, 1)]
+        vec![
+            (ZoneState::Empty, 0),
+            (ZoneState::Full, 10),
+            (ZoneState::Closed, 1),
+            (ZoneState::Closed, 1)
+        ]
     );
     for size in [12, 11, 24, 1000] {
         assert_eq!(pow2_scenario(size), pow2, "zone size {size}");
@@ -701,23 +1073,45 @@ fn explicitly_open_zones_are_never_implicitly_closed() {
     // too: no implicitly open zone is left to close.
     s.open(64).unwrap();
     let before = all(&s);
-    assert_eq!(s.write(80, 1), Err(DeviceError::TooManyOpenZones { zone: 5, limit: 3 }));
-    assert_eq!(s.append(80, 1), Err(DeviceError::TooManyOpenZones { zone: 5, limit: 3 }));
-    assert_eq!(s.open(80), Err(DeviceError::TooManyOpenZones { zone: 5, limit: 3 }));
+    assert_eq!(
+        s.write(80, 1),
+        Err(DeviceError::TooManyOpenZones { zone: 5, limit: 3 })
+    );
+    assert_eq!(
+        s.append(80, 1),
+        Err(DeviceError::TooManyOpenZones { zone: 5, limit: 3 })
+    );
+    assert_eq!(
+        s.open(80),
+        Err(DeviceError::TooManyOpenZones { zone: 5, limit: 3 })
+    );
     // A closed zone can't be reopened either.
-    assert_eq!(s.write(48 + 1, 1), Err(DeviceError::TooManyOpenZones { zone: 3, limit: 3 }));
-    assert_eq!(s.open(48), Err(DeviceError::TooManyOpenZones { zone: 3, limit: 3 }));
+    assert_eq!(
+        s.write(48 + 1, 1),
+        Err(DeviceError::TooManyOpenZones { zone: 3, limit: 3 })
+    );
+    assert_eq!(
+        s.open(48),
+        Err(DeviceError::TooManyOpenZones { zone: 3, limit: 3 })
+    );
     assert_eq!(all(&s), before, "failed opens change nothing");
     assert_counts_consistent(&s);
     // Writes to zones already open are unaffected.
     s.write(17, 1).unwrap();
     // Closing, finishing or resetting an open zone frees a slot.
-    for (i, free) in [Action::Close, Action::Finish, Action::Reset].into_iter().enumerate() {
+    for (i, free) in [Action::Close, Action::Finish, Action::Reset]
+        .into_iter()
+        .enumerate()
+    {
         let mut t = s.clone();
         match free {
             Action::Close => t.close(32).unwrap(),
-            Action::Finish => { t.finish(32).unwrap(); },
-            _ => { t.reset(32).unwrap(); }
+            Action::Finish => {
+                t.finish(32).unwrap();
+            }
+            _ => {
+                t.reset(32).unwrap();
+            }
         }
         assert_eq!(t.open_count(), 2, "case {i}");
         assert_eq!(t.open(80), Ok(None), "case {i}");
@@ -774,7 +1168,10 @@ fn explicit_open_then_close_empty_releases_active() {
     let mut s = ZoneSet::new(layout(8, 16, 12, 0, 2, 2));
     s.open(16).unwrap();
     s.open(32).unwrap();
-    assert_eq!(s.open(48), Err(DeviceError::TooManyActiveZones { zone: 3, limit: 2 }));
+    assert_eq!(
+        s.open(48),
+        Err(DeviceError::TooManyActiveZones { zone: 3, limit: 2 })
+    );
     s.close(16).unwrap(); // nothing written: back to empty
     assert_eq!(s.state(1), ZoneState::Empty);
     assert_eq!((s.open_count(), s.active_count()), (1, 1));
@@ -846,7 +1243,12 @@ fn kind(e: &DeviceError) -> Kind {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Out {
-    Write { zone: u32, lba: u64, filled: bool, closed: Option<u32> },
+    Write {
+        zone: u32,
+        lba: u64,
+        filled: bool,
+        closed: Option<u32>,
+    },
     Opened(Option<u32>),
     Done,
     Blocks(u64),
@@ -890,7 +1292,11 @@ impl Model {
     fn new(l: &ZoneLayout) -> Self {
         let zones = (0..l.zone_count)
             .map(|i| RZone {
-                st: if i < l.conventional_zones { RState::Conventional } else { RState::Empty },
+                st: if i < l.conventional_zones {
+                    RState::Conventional
+                } else {
+                    RState::Empty
+                },
                 wp: i as u64 * l.zone_size_blocks,
                 last_write: 0,
             })
@@ -914,10 +1320,16 @@ impl Model {
         z as u64 * self.size
     }
     fn n_open(&self) -> u32 {
-        self.zones.iter().filter(|z| matches!(z.st, RState::ImpOpen | RState::ExpOpen)).count() as u32
+        self.zones
+            .iter()
+            .filter(|z| matches!(z.st, RState::ImpOpen | RState::ExpOpen))
+            .count() as u32
     }
     fn n_active(&self) -> u32 {
-        self.zones.iter().filter(|z| matches!(z.st, RState::ImpOpen | RState::ExpOpen | RState::Closed)).count() as u32
+        self.zones
+            .iter()
+            .filter(|z| matches!(z.st, RState::ImpOpen | RState::ExpOpen | RState::Closed))
+            .count() as u32
     }
 
     fn in_device(&self, lba: u64, n: u32) -> bool {
@@ -942,13 +1354,18 @@ impl Model {
     /// An empty or closed zone is about to open: check max-active (empty only) and
     /// max-open (closing the least recently written implicitly open zone).
     fn make_room(&mut self, z: usize) -> Result<Option<u32>, Kind> {
-        if self.zones[z].st == RState::Empty && self.max_active != 0 && self.n_active() >= self.max_active {
+        if self.zones[z].st == RState::Empty
+            && self.max_active != 0
+            && self.n_active() >= self.max_active
+        {
             return Err(Kind::TooManyActive);
         }
         if self.max_open != 0 && self.n_open() >= self.max_open {
             let mut victim: Option<usize> = None;
             for (i, zone) in self.zones.iter().enumerate() {
-                if zone.st == RState::ImpOpen && victim.is_none_or(|v| zone.last_write < self.zones[v].last_write) {
+                if zone.st == RState::ImpOpen
+                    && victim.is_none_or(|v| zone.last_write < self.zones[v].last_write)
+                {
                     victim = Some(i);
                 }
             }
@@ -996,7 +1413,12 @@ impl Model {
         if filled {
             zone.st = RState::Full;
         }
-        Ok(Out::Write { zone: z as u32, lba: at, filled, closed })
+        Ok(Out::Write {
+            zone: z as u32,
+            lba: at,
+            filled,
+            closed,
+        })
     }
 
     fn write(&mut self, lba: u64, n: u32) -> Result<Out, Kind> {
@@ -1011,7 +1433,12 @@ impl Model {
             if lba + n as u64 > self.start(z) + self.size {
                 return Err(Kind::BoundaryCrossed);
             }
-            return Ok(Out::Write { zone: z as u32, lba, filled: false, closed: None });
+            return Ok(Out::Write {
+                zone: z as u32,
+                lba,
+                filled: false,
+                closed: None,
+            });
         }
         if let Some(k) = Self::not_writable(self.zones[z].st) {
             return Err(k);
@@ -1056,7 +1483,11 @@ impl Model {
             RState::Closed => Ok(Out::Done),
             RState::ImpOpen | RState::ExpOpen => {
                 let nothing_written = self.zones[z].wp == self.start(z);
-                self.zones[z].st = if nothing_written { RState::Empty } else { RState::Closed };
+                self.zones[z].st = if nothing_written {
+                    RState::Empty
+                } else {
+                    RState::Closed
+                };
                 Ok(Out::Done)
             }
             st => Err(Self::bad_state(st)),
@@ -1116,7 +1547,11 @@ impl Model {
         if self.zones[z].st == RState::Conventional {
             return; // not injected on conventional zones in this test
         }
-        self.zones[z].st = if offline { RState::Offline } else { RState::ReadOnly };
+        self.zones[z].st = if offline {
+            RState::Offline
+        } else {
+            RState::ReadOnly
+        };
     }
 
     fn descriptors(&self) -> Vec<ZoneDescriptor> {
@@ -1127,7 +1562,11 @@ impl Model {
                 let conv = z.st == RState::Conventional;
                 ZoneDescriptor {
                     index: i as u32,
-                    zone_type: if conv { ZoneType::Conventional } else { ZoneType::SequentialWriteRequired },
+                    zone_type: if conv {
+                        ZoneType::Conventional
+                    } else {
+                        ZoneType::SequentialWriteRequired
+                    },
                     state: match z.st {
                         RState::Conventional => ZoneState::NotWritePointer,
                         RState::Empty => ZoneState::Empty,
@@ -1160,16 +1599,32 @@ enum Target {
 #[derive(Debug, Clone, Copy)]
 enum Op {
     /// Write at the zone's write pointer (conventional zone: at `off` in it).
-    WriteAtWp { zone: u32, off: u64, blocks: u32 },
-    WriteAt { lba: u64, blocks: u32 },
-    Append { target: Target, blocks: u32 },
+    WriteAtWp {
+        zone: u32,
+        off: u64,
+        blocks: u32,
+    },
+    WriteAt {
+        lba: u64,
+        blocks: u32,
+    },
+    Append {
+        target: Target,
+        blocks: u32,
+    },
     Open(Target),
     Close(Target),
     Finish(Target),
     Reset(Target),
-    Read { lba: u64, blocks: u32 },
+    Read {
+        lba: u64,
+        blocks: u32,
+    },
     /// Failure injection on a sequential zone.
-    Inject { zone: u32, offline: bool },
+    Inject {
+        zone: u32,
+        offline: bool,
+    },
 }
 
 const P_ZONES: u32 = 6;
@@ -1206,22 +1661,55 @@ fn out_of<T>(r: Result<T, DeviceError>, f: impl FnOnce(T) -> Out) -> Result<Out,
 fn check_invariants(s: &ZoneSet, m: &Model) -> Result<(), TestCaseError> {
     let l = *s.layout();
     let d = all(s);
-    prop_assert_eq!(&d, &m.descriptors(), "zone descriptors differ from the reference model");
+    prop_assert_eq!(
+        &d,
+        &m.descriptors(),
+        "zone descriptors differ from the reference model"
+    );
     prop_assert_eq!(s.open_count(), m.n_open(), "open_count");
     prop_assert_eq!(s.active_count(), m.n_active(), "active_count");
-    prop_assert!(s.open_count() <= l.max_open_zones, "open {} > max-open", s.open_count());
-    prop_assert!(s.active_count() <= l.max_active_zones, "active {} > max-active", s.active_count());
+    prop_assert!(
+        s.open_count() <= l.max_open_zones,
+        "open {} > max-open",
+        s.open_count()
+    );
+    prop_assert!(
+        s.active_count() <= l.max_active_zones,
+        "active {} > max-active",
+        s.active_count()
+    );
     prop_assert!(s.open_count() <= s.active_count());
-    for z in d.iter().filter(|z| z.zone_type == ZoneType::SequentialWriteRequired) {
+    for z in d
+        .iter()
+        .filter(|z| z.zone_type == ZoneType::SequentialWriteRequired)
+    {
         let cap_end = z.start_lba + z.capacity_blocks;
-        prop_assert!(z.write_pointer >= z.start_lba && z.write_pointer <= cap_end, "wp out of zone: {:?}", z);
+        prop_assert!(
+            z.write_pointer >= z.start_lba && z.write_pointer <= cap_end,
+            "wp out of zone: {:?}",
+            z
+        );
         if !matches!(z.state, ZoneState::ReadOnly | ZoneState::Offline) {
-            prop_assert_eq!(z.state == ZoneState::Full, z.write_pointer == cap_end, "Full iff wp at capacity: {:?}", z);
+            prop_assert_eq!(
+                z.state == ZoneState::Full,
+                z.write_pointer == cap_end,
+                "Full iff wp at capacity: {:?}",
+                z
+            );
             if z.state == ZoneState::Empty {
-                prop_assert_eq!(z.write_pointer, z.start_lba, "empty zone with data: {:?}", z);
+                prop_assert_eq!(
+                    z.write_pointer,
+                    z.start_lba,
+                    "empty zone with data: {:?}",
+                    z
+                );
             }
             if matches!(z.state, ZoneState::Closed | ZoneState::ImplicitlyOpen) {
-                prop_assert!(z.write_pointer > z.start_lba, "closed/implicitly open zone without data: {:?}", z);
+                prop_assert!(
+                    z.write_pointer > z.start_lba,
+                    "closed/implicitly open zone without data: {:?}",
+                    z
+                );
             }
             prop_assert!(z.state != ZoneState::NotWritePointer);
         }
@@ -1243,7 +1731,10 @@ fn run_against_model(l: ZoneLayout, ops: &[Op], inject: bool) -> Result<(), Test
         match *op {
             Op::Inject { .. } if !inject => continue,
             // Offline is terminal; `offline_is_terminal` covers that case on its own.
-            Op::Inject { zone, offline: false } if m.zones[zone as usize].st == RState::Offline => continue,
+            Op::Inject {
+                zone,
+                offline: false,
+            } if m.zones[zone as usize].st == RState::Offline => continue,
             _ => {}
         }
         let zlba = |t: Target| match t {
@@ -1258,23 +1749,41 @@ fn run_against_model(l: ZoneLayout, ops: &[Op], inject: bool) -> Result<(), Test
                 } else {
                     m.zones[zone as usize].wp
                 };
-                let got = out_of(s.write(lba, blocks), |w| Out::Write { zone: w.zone, lba: w.lba, filled: w.filled, closed: w.implicitly_closed });
+                let got = out_of(s.write(lba, blocks), |w| Out::Write {
+                    zone: w.zone,
+                    lba: w.lba,
+                    filled: w.filled,
+                    closed: w.implicitly_closed,
+                });
                 (got, m.write(lba, blocks))
             }
             Op::WriteAt { lba, blocks } => {
-                let got = out_of(s.write(lba, blocks), |w| Out::Write { zone: w.zone, lba: w.lba, filled: w.filled, closed: w.implicitly_closed });
+                let got = out_of(s.write(lba, blocks), |w| Out::Write {
+                    zone: w.zone,
+                    lba: w.lba,
+                    filled: w.filled,
+                    closed: w.implicitly_closed,
+                });
                 (got, m.write(lba, blocks))
             }
             Op::Append { target, blocks } => {
                 let a = zlba(target);
-                let got = out_of(s.append(a, blocks), |w| Out::Write { zone: w.zone, lba: w.lba, filled: w.filled, closed: w.implicitly_closed });
+                let got = out_of(s.append(a, blocks), |w| Out::Write {
+                    zone: w.zone,
+                    lba: w.lba,
+                    filled: w.filled,
+                    closed: w.implicitly_closed,
+                });
                 (got, m.append(a, blocks))
             }
             Op::Open(t) => (out_of(s.open(zlba(t)), Out::Opened), m.open(zlba(t))),
             Op::Close(t) => (out_of(s.close(zlba(t)), |()| Out::Done), m.close(zlba(t))),
             Op::Finish(t) => (out_of(s.finish(zlba(t)), Out::Blocks), m.finish(zlba(t))),
             Op::Reset(t) => (out_of(s.reset(zlba(t)), Out::Blocks), m.reset(zlba(t))),
-            Op::Read { lba, blocks } => (out_of(s.check_read(lba, blocks), Out::Read), m.read(lba, blocks)),
+            Op::Read { lba, blocks } => (
+                out_of(s.check_read(lba, blocks), Out::Read),
+                m.read(lba, blocks),
+            ),
             Op::Inject { zone, offline } => {
                 if offline {
                     s.set_offline(zone);
@@ -1287,15 +1796,25 @@ fn run_against_model(l: ZoneLayout, ops: &[Op], inject: bool) -> Result<(), Test
         };
         prop_assert_eq!(got, want, "step {}: {:?} (layout {:?})", step, op, l);
         if got.is_err() {
-            prop_assert_eq!(&all(&s), &before, "step {}: rejected {:?} changed the zones", step, op);
+            prop_assert_eq!(
+                &all(&s),
+                &before,
+                "step {}: rejected {:?} changed the zones",
+                step,
+                op
+            );
         }
-        check_invariants(&s, &m).map_err(|e| TestCaseError::fail(format!("step {step}: {op:?}: {e}")))?;
+        check_invariants(&s, &m)
+            .map_err(|e| TestCaseError::fail(format!("step {step}: {op:?}: {e}")))?;
     }
     Ok(())
 }
 
 fn prop_layout(size: u64, cap: u64, read_unwritten_ok: bool) -> ZoneLayout {
-    ZoneLayout { read_unwritten_ok, ..layout(P_ZONES, size, cap, 1, 2, 3) }
+    ZoneLayout {
+        read_unwritten_ok,
+        ..layout(P_ZONES, size, cap, 1, 2, 3)
+    }
 }
 
 proptest! {
@@ -1338,7 +1857,12 @@ struct Geo {
 
 fn geo(d: &dyn Device) -> Geo {
     let z = d.info().zoned.clone().expect("zn540 is zoned");
-    Geo { bb: d.info().block_bytes as usize, zone_size: z.zone_size_blocks, zone_cap: z.zone_capacity_blocks, zones: z.zone_count }
+    Geo {
+        bb: d.info().block_bytes as usize,
+        zone_size: z.zone_size_blocks,
+        zone_cap: z.zone_capacity_blocks,
+        zones: z.zone_count,
+    }
 }
 
 fn report(d: &dyn Device) -> Vec<ZoneDescriptor> {
@@ -1347,7 +1871,9 @@ fn report(d: &dyn Device) -> Vec<ZoneDescriptor> {
 }
 
 fn pattern(blocks: usize, bb: usize, seed: u8) -> Vec<u8> {
-    (0..blocks * bb).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) ^ ((i / bb) as u8)).collect()
+    (0..blocks * bb)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) ^ ((i / bb) as u8))
+        .collect()
 }
 
 #[test]
@@ -1360,7 +1886,9 @@ fn device_geometry_matches_profile() {
     assert_eq!(g.zone_cap, 1077 * 256);
     let r = report(&*d);
     assert_eq!(r.len(), 3688);
-    assert!(r.iter().all(|z| z.state == ZoneState::Empty && z.write_pointer == z.start_lba && z.zone_type == ZoneType::SequentialWriteRequired));
+    assert!(r.iter().all(|z| z.state == ZoneState::Empty
+        && z.write_pointer == z.start_lba
+        && z.zone_type == ZoneType::SequentialWriteRequired));
     assert_eq!(d.report_zones(3686, 10).unwrap().len(), 2);
 }
 
@@ -1370,28 +1898,56 @@ fn device_write_not_at_wp_is_rejected_and_changes_nothing() {
     let g = geo(&*d);
     let z1 = g.zone_size;
     let mut t = 0;
-    t = d.submit(t, &Command::Write { lba: z1, blocks: 8 }, Payload::SizeOnly).unwrap().done_ns;
+    t = d
+        .submit(t, &Command::Write { lba: z1, blocks: 8 }, Payload::SizeOnly)
+        .unwrap()
+        .done_ns;
     let before = report(&*d);
     let stats_before = d.stats(t);
     for lba in [z1 + 4, z1 + 9, z1, 1, 2 * z1 + 3] {
         let zone = (lba / g.zone_size) as u32;
         let wp = before[zone as usize].write_pointer;
-        let e = d.submit(t, &Command::Write { lba, blocks: 1 }, Payload::SizeOnly).unwrap_err();
-        assert_eq!(e, DeviceError::NotAtWritePointer { zone, lba, write_pointer: wp });
+        let e = d
+            .submit(t, &Command::Write { lba, blocks: 1 }, Payload::SizeOnly)
+            .unwrap_err();
+        assert_eq!(
+            e,
+            DeviceError::NotAtWritePointer {
+                zone,
+                lba,
+                write_pointer: wp
+            }
+        );
         // With a payload too.
         let data = pattern(1, g.bb, 7);
-        let e2 = d.submit(t, &Command::Write { lba, blocks: 1 }, Payload::Write(&data)).unwrap_err();
+        let e2 = d
+            .submit(t, &Command::Write { lba, blocks: 1 }, Payload::Write(&data))
+            .unwrap_err();
         assert_eq!(e2, e);
     }
     assert_eq!(report(&*d), before);
     assert_eq!(d.stats(t), stats_before);
     // Other rule violations through the device.
     assert_eq!(
-        d.submit(t, &Command::Zone { action: ZoneAction::Open, zone_lba: z1 + 1 }, Payload::SizeOnly),
+        d.submit(
+            t,
+            &Command::Zone {
+                action: ZoneAction::Open,
+                zone_lba: z1 + 1
+            },
+            Payload::SizeOnly
+        ),
         Err(DeviceError::NotZoneStart { lba: z1 + 1 })
     );
     assert!(matches!(
-        d.submit(t, &Command::Write { lba: z1 + 8, blocks: (g.zone_cap - 7) as u32 }, Payload::SizeOnly),
+        d.submit(
+            t,
+            &Command::Write {
+                lba: z1 + 8,
+                blocks: (g.zone_cap - 7) as u32
+            },
+            Payload::SizeOnly
+        ),
         Err(DeviceError::BoundaryCrossed { zone: 1, .. })
     ));
     assert_eq!(report(&*d), before);
@@ -1405,14 +1961,26 @@ fn device_append_returns_increasing_lbas() {
     let mut t = 0;
     let mut expect = zone_lba;
     for n in [1u32, 8, 3, 256, 2] {
-        let c = d.submit(t, &Command::Append { zone_lba, blocks: n }, Payload::SizeOnly).unwrap();
+        let c = d
+            .submit(
+                t,
+                &Command::Append {
+                    zone_lba,
+                    blocks: n,
+                },
+                Payload::SizeOnly,
+            )
+            .unwrap();
         assert_eq!(c.lba, expect);
         assert!(c.done_ns >= t);
         t = c.done_ns;
         expect += n as u64;
         assert_eq!(d.report_zones(5, 1).unwrap()[0].write_pointer, expect);
     }
-    assert_eq!(d.report_zones(5, 1).unwrap()[0].state, ZoneState::ImplicitlyOpen);
+    assert_eq!(
+        d.report_zones(5, 1).unwrap()[0].state,
+        ZoneState::ImplicitlyOpen
+    );
 }
 
 #[test]
@@ -1422,22 +1990,54 @@ fn device_payload_round_trip() {
     let z2 = 2 * g.zone_size;
     let mut t = 0;
     let a = pattern(3, g.bb, 1);
-    t = d.submit(t, &Command::Write { lba: z2, blocks: 3 }, Payload::Write(&a)).unwrap().done_ns;
+    t = d
+        .submit(
+            t,
+            &Command::Write { lba: z2, blocks: 3 },
+            Payload::Write(&a),
+        )
+        .unwrap()
+        .done_ns;
     let b = pattern(5, g.bb, 2);
-    let c = d.submit(t, &Command::Append { zone_lba: z2, blocks: 5 }, Payload::Write(&b)).unwrap();
+    let c = d
+        .submit(
+            t,
+            &Command::Append {
+                zone_lba: z2,
+                blocks: 5,
+            },
+            Payload::Write(&b),
+        )
+        .unwrap();
     assert_eq!(c.lba, z2 + 3);
     t = c.done_ns;
     let mut out = vec![0xAAu8; 8 * g.bb];
-    t = d.submit(t, &Command::Read { lba: z2, blocks: 8 }, Payload::Read(&mut out)).unwrap().done_ns;
+    t = d
+        .submit(
+            t,
+            &Command::Read { lba: z2, blocks: 8 },
+            Payload::Read(&mut out),
+        )
+        .unwrap()
+        .done_ns;
     assert_eq!(&out[..3 * g.bb], &a[..]);
     assert_eq!(&out[3 * g.bb..], &b[..]);
     // A sub-range, and a read reaching above the write pointer (zeros there).
     let mut out = vec![0xAAu8; 4 * g.bb];
-    d.submit(t, &Command::Read { lba: z2 + 6, blocks: 4 }, Payload::Read(&mut out)).unwrap();
+    d.submit(
+        t,
+        &Command::Read {
+            lba: z2 + 6,
+            blocks: 4,
+        },
+        Payload::Read(&mut out),
+    )
+    .unwrap();
     assert_eq!(&out[..2 * g.bb], &b[3 * g.bb..]);
     assert!(out[2 * g.bb..].iter().all(|&x| x == 0));
     // Size-only reads of the same range succeed too.
-    d.submit(t, &Command::Read { lba: z2, blocks: 8 }, Payload::SizeOnly).unwrap();
+    d.submit(t, &Command::Read { lba: z2, blocks: 8 }, Payload::SizeOnly)
+        .unwrap();
 }
 
 #[test]
@@ -1447,25 +2047,60 @@ fn device_wrong_payload_length() {
     let before = report(&*d);
     let short = vec![0u8; g.bb - 1];
     assert_eq!(
-        d.submit(0, &Command::Write { lba: 0, blocks: 1 }, Payload::Write(&short)),
-        Err(DeviceError::PayloadSize { command: "write", expected_bytes: g.bb as u64, got_bytes: g.bb as u64 - 1 })
+        d.submit(
+            0,
+            &Command::Write { lba: 0, blocks: 1 },
+            Payload::Write(&short)
+        ),
+        Err(DeviceError::PayloadSize {
+            command: "write",
+            expected_bytes: g.bb as u64,
+            got_bytes: g.bb as u64 - 1
+        })
     );
     let long = vec![0u8; 3 * g.bb];
     assert_eq!(
-        d.submit(0, &Command::Append { zone_lba: 0, blocks: 2 }, Payload::Write(&long)),
-        Err(DeviceError::PayloadSize { command: "append", expected_bytes: 2 * g.bb as u64, got_bytes: 3 * g.bb as u64 })
+        d.submit(
+            0,
+            &Command::Append {
+                zone_lba: 0,
+                blocks: 2
+            },
+            Payload::Write(&long)
+        ),
+        Err(DeviceError::PayloadSize {
+            command: "append",
+            expected_bytes: 2 * g.bb as u64,
+            got_bytes: 3 * g.bb as u64
+        })
     );
     let mut buf = vec![0u8; g.bb];
     assert_eq!(
-        d.submit(0, &Command::Read { lba: 0, blocks: 2 }, Payload::Read(&mut buf)),
-        Err(DeviceError::PayloadSize { command: "read", expected_bytes: 2 * g.bb as u64, got_bytes: g.bb as u64 })
+        d.submit(
+            0,
+            &Command::Read { lba: 0, blocks: 2 },
+            Payload::Read(&mut buf)
+        ),
+        Err(DeviceError::PayloadSize {
+            command: "read",
+            expected_bytes: 2 * g.bb as u64,
+            got_bytes: g.bb as u64
+        })
     );
     // Right length, wrong direction.
     assert!(matches!(
-        d.submit(0, &Command::Write { lba: 0, blocks: 1 }, Payload::Read(&mut buf)),
+        d.submit(
+            0,
+            &Command::Write { lba: 0, blocks: 1 },
+            Payload::Read(&mut buf)
+        ),
         Err(DeviceError::PayloadSize { .. })
     ));
-    assert_eq!(report(&*d), before, "a rejected payload must not move the write pointer");
+    assert_eq!(
+        report(&*d),
+        before,
+        "a rejected payload must not move the write pointer"
+    );
     assert_eq!(d.stats(0).host_write_bytes, 0);
 }
 
@@ -1474,7 +2109,10 @@ fn device_trim_is_unsupported() {
     let mut d = zn540();
     assert_eq!(
         d.submit(0, &Command::Trim { lba: 0, blocks: 1 }, Payload::SizeOnly),
-        Err(DeviceError::Unsupported { command: "trim", device: "zn540".into() })
+        Err(DeviceError::Unsupported {
+            command: "trim",
+            device: "zn540".into()
+        })
     );
 }
 
@@ -1485,21 +2123,64 @@ fn device_reset_then_read_returns_zeros() {
     let z3 = 3 * g.zone_size;
     let mut t = 0;
     let a = pattern(4, g.bb, 9);
-    t = d.submit(t, &Command::Write { lba: z3, blocks: 4 }, Payload::Write(&a)).unwrap().done_ns;
+    t = d
+        .submit(
+            t,
+            &Command::Write { lba: z3, blocks: 4 },
+            Payload::Write(&a),
+        )
+        .unwrap()
+        .done_ns;
     let mut out = vec![0u8; 4 * g.bb];
-    t = d.submit(t, &Command::Read { lba: z3, blocks: 4 }, Payload::Read(&mut out)).unwrap().done_ns;
+    t = d
+        .submit(
+            t,
+            &Command::Read { lba: z3, blocks: 4 },
+            Payload::Read(&mut out),
+        )
+        .unwrap()
+        .done_ns;
     assert_eq!(out, a);
-    t = d.submit(t, &Command::Zone { action: ZoneAction::Reset, zone_lba: z3 }, Payload::SizeOnly).unwrap().done_ns;
+    t = d
+        .submit(
+            t,
+            &Command::Zone {
+                action: ZoneAction::Reset,
+                zone_lba: z3,
+            },
+            Payload::SizeOnly,
+        )
+        .unwrap()
+        .done_ns;
     let z = d.report_zones(3, 1).unwrap()[0];
     assert_eq!((z.state, z.write_pointer), (ZoneState::Empty, z3));
     let mut out = vec![0xFFu8; 4 * g.bb];
-    t = d.submit(t, &Command::Read { lba: z3, blocks: 4 }, Payload::Read(&mut out)).unwrap().done_ns;
+    t = d
+        .submit(
+            t,
+            &Command::Read { lba: z3, blocks: 4 },
+            Payload::Read(&mut out),
+        )
+        .unwrap()
+        .done_ns;
     assert!(out.iter().all(|&x| x == 0), "data survived a zone reset");
     // New data written after the reset reads back.
     let b = pattern(2, g.bb, 42);
-    t = d.submit(t, &Command::Write { lba: z3, blocks: 2 }, Payload::Write(&b)).unwrap().done_ns;
+    t = d
+        .submit(
+            t,
+            &Command::Write { lba: z3, blocks: 2 },
+            Payload::Write(&b),
+        )
+        .unwrap()
+        .done_ns;
     let mut out = vec![0u8; 4 * g.bb];
-    d.submit(t, &Command::Read { lba: z3, blocks: 4 }, Payload::Read(&mut out)).unwrap();
+    d.submit(
+        t,
+        &Command::Read { lba: z3, blocks: 4 },
+        Payload::Read(&mut out),
+    )
+    .unwrap();
     assert_eq!(&out[..2 * g.bb], &b[..]);
     assert!(out[2 * g.bb..].iter().all(|&x| x == 0));
 }
@@ -1511,28 +2192,89 @@ fn device_open_limit_and_finish() {
     let zone_lba = |z: u64| z * g.zone_size;
     let t = 0;
     for z in 0..14 {
-        d.submit(t, &Command::Zone { action: ZoneAction::Open, zone_lba: zone_lba(z) }, Payload::SizeOnly).unwrap();
+        d.submit(
+            t,
+            &Command::Zone {
+                action: ZoneAction::Open,
+                zone_lba: zone_lba(z),
+            },
+            Payload::SizeOnly,
+        )
+        .unwrap();
     }
     let before = report(&*d);
     assert_eq!(
-        d.submit(t, &Command::Zone { action: ZoneAction::Open, zone_lba: zone_lba(14) }, Payload::SizeOnly),
-        Err(DeviceError::TooManyActiveZones { zone: 14, limit: 14 })
+        d.submit(
+            t,
+            &Command::Zone {
+                action: ZoneAction::Open,
+                zone_lba: zone_lba(14)
+            },
+            Payload::SizeOnly
+        ),
+        Err(DeviceError::TooManyActiveZones {
+            zone: 14,
+            limit: 14
+        })
     );
     assert_eq!(
-        d.submit(t, &Command::Write { lba: zone_lba(14), blocks: 1 }, Payload::SizeOnly),
-        Err(DeviceError::TooManyActiveZones { zone: 14, limit: 14 })
+        d.submit(
+            t,
+            &Command::Write {
+                lba: zone_lba(14),
+                blocks: 1
+            },
+            Payload::SizeOnly
+        ),
+        Err(DeviceError::TooManyActiveZones {
+            zone: 14,
+            limit: 14
+        })
     );
     assert_eq!(report(&*d), before);
     // Finish one: it becomes full, and a new zone may open.
-    d.submit(t, &Command::Write { lba: zone_lba(0), blocks: 3 }, Payload::SizeOnly).unwrap();
-    d.submit(t, &Command::Zone { action: ZoneAction::Finish, zone_lba: zone_lba(0) }, Payload::SizeOnly).unwrap();
+    d.submit(
+        t,
+        &Command::Write {
+            lba: zone_lba(0),
+            blocks: 3,
+        },
+        Payload::SizeOnly,
+    )
+    .unwrap();
+    d.submit(
+        t,
+        &Command::Zone {
+            action: ZoneAction::Finish,
+            zone_lba: zone_lba(0),
+        },
+        Payload::SizeOnly,
+    )
+    .unwrap();
     let z0 = d.report_zones(0, 1).unwrap()[0];
     assert_eq!((z0.state, z0.write_pointer), (ZoneState::Full, g.zone_cap));
-    assert_eq!(d.submit(t, &Command::Write { lba: g.zone_cap, blocks: 1 }, Payload::SizeOnly), Err(DeviceError::ZoneFull { zone: 0 }));
-    d.submit(t, &Command::Write { lba: zone_lba(14), blocks: 1 }, Payload::SizeOnly).unwrap();
+    assert_eq!(
+        d.submit(
+            t,
+            &Command::Write {
+                lba: g.zone_cap,
+                blocks: 1
+            },
+            Payload::SizeOnly
+        ),
+        Err(DeviceError::ZoneFull { zone: 0 })
+    );
+    d.submit(
+        t,
+        &Command::Write {
+            lba: zone_lba(14),
+            blocks: 1,
+        },
+        Payload::SizeOnly,
+    )
+    .unwrap();
     let st = d.stats(1);
     assert_eq!(st.counters["open_zones"], 14);
     assert_eq!(st.counters["active_zones"], 14);
     assert_eq!(st.zone_finishes, 1);
 }
-

@@ -27,10 +27,24 @@ fn stats(mut errs: Vec<f64>) -> (f64, f64, f64, f64) {
 
 fn main() {
     const WAITS: usize = 200;
-    println!("Pacer fidelity ({WAITS} waits each; relative error = (observed - requested) / requested)");
-    println!("{:<22} {:>9} {:>10} {:>10} {:>10} {:>10} {:>12}", "pacer", "requested", "mean err", "p50 err", "p99 err", "max err", "mean late");
-    for (label, pacer) in [("sleep + spin 50us", Pacer::new(Duration::from_micros(50))), ("sleep + spin 200us (default)", Pacer::default()), ("sleep only", Pacer::new(Duration::ZERO))] {
-        for req in [Duration::from_micros(20), Duration::from_micros(100), Duration::from_millis(1), Duration::from_millis(10)] {
+    println!(
+        "Pacer fidelity ({WAITS} waits each; relative error = (observed - requested) / requested)"
+    );
+    println!(
+        "{:<22} {:>9} {:>10} {:>10} {:>10} {:>10} {:>12}",
+        "pacer", "requested", "mean err", "p50 err", "p99 err", "max err", "mean late"
+    );
+    for (label, pacer) in [
+        ("sleep + spin 50us", Pacer::new(Duration::from_micros(50))),
+        ("sleep + spin 200us (default)", Pacer::default()),
+        ("sleep only", Pacer::new(Duration::ZERO)),
+    ] {
+        for req in [
+            Duration::from_micros(20),
+            Duration::from_micros(100),
+            Duration::from_millis(1),
+            Duration::from_millis(10),
+        ] {
             let mut errs = Vec::with_capacity(WAITS);
             let mut late = Duration::ZERO;
             for _ in 0..WAITS {
@@ -58,9 +72,23 @@ fn main() {
     const OPS: u64 = 512; // 512 MiB per phase
     println!();
     println!("Data path on zn540, 1 MiB payloads, {OPS} writes then {OPS} reads per row");
-    println!("{:<34} {:>12} {:>12} {:>14}", "mode", "write GB/s", "read GB/s", "model MiB/s w");
-    for (label, dilation, wait) in [("paced, dilation 1", 1.0, true), ("paced, dilation 10", 10.0, true), ("unpaced (payload path only)", 1.0, false)] {
-        let e = EmulatedDevice::open("zn540", EmulationConfig { time_dilation: dilation, ..Default::default() }).unwrap();
+    println!(
+        "{:<34} {:>12} {:>12} {:>14}",
+        "mode", "write GB/s", "read GB/s", "model MiB/s w"
+    );
+    for (label, dilation, wait) in [
+        ("paced, dilation 1", 1.0, true),
+        ("paced, dilation 10", 10.0, true),
+        ("unpaced (payload path only)", 1.0, false),
+    ] {
+        let e = EmulatedDevice::open(
+            "zn540",
+            EmulationConfig {
+                time_dilation: dilation,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let bb = e.info().block_bytes as u64;
         let blocks = (MIB as u64 / bb) as u32;
         let z = e.info().zoned.clone().unwrap();
@@ -77,7 +105,12 @@ fn main() {
                 } else {
                     (Command::Read { lba, blocks }, Payload::Read(&mut *back))
                 };
-                let c = if wait { e.submit(&cmd, payload) } else { e.submit_nowait(&cmd, payload) }.unwrap();
+                let c = if wait {
+                    e.submit(&cmd, payload)
+                } else {
+                    e.submit_nowait(&cmd, payload)
+                }
+                .unwrap();
                 modelled += c.latency_ns();
             }
             (t0.elapsed().as_secs_f64(), modelled)
@@ -87,6 +120,12 @@ fn main() {
         assert_eq!(back, data);
         let gb = (OPS * MIB as u64) as f64 / 1e9;
         let model_mib_s = (OPS as f64) / (wm as f64 / 1e9);
-        println!("{:<34} {:>12.3} {:>12.3} {:>14.1}", label, gb / w, gb / r, model_mib_s);
+        println!(
+            "{:<34} {:>12.3} {:>12.3} {:>14.1}",
+            label,
+            gb / w,
+            gb / r,
+            model_mib_s
+        );
     }
 }

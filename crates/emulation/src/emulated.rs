@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 use zonelab_devices::models::{cmr_hdd, ftl_ssd, hm_smr_hdd, zns_ssd};
 use zonelab_devices::profile::{find_profile, model_of};
 use zonelab_devices::zoned::ZoneDescriptor;
-use zonelab_devices::{Command, Device, DeviceError, DeviceInfo, DeviceStats, Lba, Payload, ProfileError};
+use zonelab_devices::{
+    Command, Device, DeviceError, DeviceInfo, DeviceStats, Lba, Payload, ProfileError,
+};
 
 /// How virtual time maps to wall time.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,7 +27,10 @@ pub struct EmulationConfig {
 
 impl Default for EmulationConfig {
     fn default() -> Self {
-        EmulationConfig { time_dilation: 1.0, spin_window: DEFAULT_SPIN_WINDOW }
+        EmulationConfig {
+            time_dilation: 1.0,
+            spin_window: DEFAULT_SPIN_WINDOW,
+        }
     }
 }
 
@@ -126,7 +131,10 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
         }
         let info = device.info().clone();
         Ok(EmulatedDevice {
-            inner: Mutex::new(Inner { last_now_ns: 0, device }),
+            inner: Mutex::new(Inner {
+                last_now_ns: 0,
+                device,
+            }),
             info,
             start: Instant::now(),
             dilation: d,
@@ -179,7 +187,11 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
     /// `Payload::SizeOnly` also works) at the current virtual time, then blocks
     /// until the completion's virtual time is reached on the wall clock. Rule
     /// violations come back as the model's [`DeviceError`], at once.
-    pub fn submit(&self, cmd: &Command, payload: Payload<'_>) -> Result<EmulatedCompletion, DeviceError> {
+    pub fn submit(
+        &self,
+        cmd: &Command,
+        payload: Payload<'_>,
+    ) -> Result<EmulatedCompletion, DeviceError> {
         let c = self.submit_nowait(cmd, payload)?;
         self.pacer.wait_until(c.deadline);
         Ok(c)
@@ -188,7 +200,11 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
     /// Like [`submit`](Self::submit) but returns without waiting: the caller should
     /// wait for `deadline` itself (for example with a [`Pacer`]) before it treats
     /// the request as complete.
-    pub fn submit_nowait(&self, cmd: &Command, payload: Payload<'_>) -> Result<EmulatedCompletion, DeviceError> {
+    pub fn submit_nowait(
+        &self,
+        cmd: &Command,
+        payload: Payload<'_>,
+    ) -> Result<EmulatedCompletion, DeviceError> {
         let mut inner = self.lock();
         // Take the virtual `now` inside the lock, so requests reach the model in
         // non-decreasing virtual time.
@@ -201,9 +217,16 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
         // Not before the virtual completion on the wall clock, and not before the
         // modelled latency (dilated) has passed since the request was taken: the
         // virtual `now` is rounded down, so the second can be a few ns later.
-        let after_latency = wall_now.checked_add(dilate(done_ns - now_ns, self.dilation)).unwrap_or(wall_now);
+        let after_latency = wall_now
+            .checked_add(dilate(done_ns - now_ns, self.dilation))
+            .unwrap_or(wall_now);
         let deadline = self.wall_of(done_ns).max(after_latency);
-        Ok(EmulatedCompletion { submit_ns: now_ns, done_ns, lba: completion.lba, deadline })
+        Ok(EmulatedCompletion {
+            submit_ns: now_ns,
+            done_ns,
+            lba: completion.lba,
+            deadline,
+        })
     }
 
     /// Report zones (see [`Device::report_zones`]).
@@ -219,7 +242,10 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
 
     /// Unwraps the model (for inspection after a run).
     pub fn into_device(self) -> Box<D> {
-        self.inner.into_inner().unwrap_or_else(|p| p.into_inner()).device
+        self.inner
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
+            .device
     }
 }
 

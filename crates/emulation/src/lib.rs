@@ -42,5 +42,7 @@
 pub mod emulated;
 pub mod pacer;
 
-pub use emulated::{open_send, EmulatedCompletion, EmulatedDevice, EmulationConfig, EmulationError};
+pub use emulated::{
+    open_send, EmulatedCompletion, EmulatedDevice, EmulationConfig, EmulationError,
+};
 pub use pacer::{Pacer, DEFAULT_SPIN_WINDOW};

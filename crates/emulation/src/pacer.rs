@@ -20,7 +20,9 @@ pub struct Pacer {
 
 impl Default for Pacer {
     fn default() -> Self {
-        Pacer { spin_window: DEFAULT_SPIN_WINDOW }
+        Pacer {
+            spin_window: DEFAULT_SPIN_WINDOW,
+        }
     }
 }
 

@@ -4,15 +4,26 @@
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use zonelab_devices::{open_device, Command, Completion, Device, DeviceError, DeviceInfo, DeviceStats, Payload};
+use zonelab_devices::{
+    open_device, Command, Completion, Device, DeviceError, DeviceInfo, DeviceStats, Payload,
+};
 use zonelab_emulation::{EmulatedDevice, EmulationConfig, EmulationError, Pacer};
 
 fn pattern(len: usize, seed: u8) -> Vec<u8> {
-    (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) ^ (i >> 8) as u8).collect()
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) ^ (i >> 8) as u8)
+        .collect()
 }
 
 fn emu(profile: &str, dilation: f64) -> EmulatedDevice {
-    EmulatedDevice::open(profile, EmulationConfig { time_dilation: dilation, ..Default::default() }).unwrap()
+    EmulatedDevice::open(
+        profile,
+        EmulationConfig {
+            time_dilation: dilation,
+            ..Default::default()
+        },
+    )
+    .unwrap()
 }
 
 /// First sequential zone's start LBA.
@@ -28,15 +39,42 @@ fn zn540_bytes_round_trip_at_the_write_pointer() {
     let zone = first_seq_zone(e.info());
     let a = pattern(8 * bb, 1);
     let b = pattern(16 * bb, 2);
-    let c1 = e.submit(&Command::Write { lba: zone, blocks: 8 }, Payload::Write(&a)).unwrap();
+    let c1 = e
+        .submit(
+            &Command::Write {
+                lba: zone,
+                blocks: 8,
+            },
+            Payload::Write(&a),
+        )
+        .unwrap();
     assert!(Instant::now() >= c1.deadline);
-    e.submit(&Command::Write { lba: zone + 8, blocks: 16 }, Payload::Write(&b)).unwrap();
+    e.submit(
+        &Command::Write {
+            lba: zone + 8,
+            blocks: 16,
+        },
+        Payload::Write(&b),
+    )
+    .unwrap();
     let mut back = vec![0u8; 24 * bb];
-    e.submit(&Command::Read { lba: zone, blocks: 24 }, Payload::Read(&mut back)).unwrap();
+    e.submit(
+        &Command::Read {
+            lba: zone,
+            blocks: 24,
+        },
+        Payload::Read(&mut back),
+    )
+    .unwrap();
     assert_eq!(&back[..8 * bb], &a[..]);
     assert_eq!(&back[8 * bb..], &b[..]);
     // The zone's write pointer moved by what was written.
-    let zd = e.report_zones((zone / e.info().zoned.as_ref().unwrap().zone_size_blocks) as u32, 1).unwrap();
+    let zd = e
+        .report_zones(
+            (zone / e.info().zoned.as_ref().unwrap().zone_size_blocks) as u32,
+            1,
+        )
+        .unwrap();
     assert_eq!(zd[0].write_pointer, zone + 24);
 }
 
@@ -45,12 +83,33 @@ fn ssd_conventional_bytes_round_trip() {
     let e = emu("ssd-conventional", 1.0);
     let bb = e.info().block_bytes as usize;
     let a = pattern(32 * bb, 7);
-    e.submit(&Command::Write { lba: 1000, blocks: 32 }, Payload::Write(&a)).unwrap();
+    e.submit(
+        &Command::Write {
+            lba: 1000,
+            blocks: 32,
+        },
+        Payload::Write(&a),
+    )
+    .unwrap();
     // Overwrite the middle, then read everything back.
     let b = pattern(4 * bb, 9);
-    e.submit(&Command::Write { lba: 1010, blocks: 4 }, Payload::Write(&b)).unwrap();
+    e.submit(
+        &Command::Write {
+            lba: 1010,
+            blocks: 4,
+        },
+        Payload::Write(&b),
+    )
+    .unwrap();
     let mut back = vec![0u8; 32 * bb];
-    e.submit(&Command::Read { lba: 1000, blocks: 32 }, Payload::Read(&mut back)).unwrap();
+    e.submit(
+        &Command::Read {
+            lba: 1000,
+            blocks: 32,
+        },
+        Payload::Read(&mut back),
+    )
+    .unwrap();
     let mut want = a.clone();
     want[10 * bb..14 * bb].copy_from_slice(&b);
     assert_eq!(back, want);
@@ -62,12 +121,38 @@ fn zone_rule_violation_is_a_typed_error() {
     let bb = e.info().block_bytes as usize;
     let zone = first_seq_zone(e.info());
     let a = pattern(4 * bb, 3);
-    let err = e.submit(&Command::Write { lba: zone + 8, blocks: 4 }, Payload::Write(&a)).unwrap_err();
-    assert!(matches!(err, DeviceError::NotAtWritePointer { lba, write_pointer, .. } if lba == zone + 8 && write_pointer == zone), "{err:?}");
+    let err = e
+        .submit(
+            &Command::Write {
+                lba: zone + 8,
+                blocks: 4,
+            },
+            Payload::Write(&a),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(err, DeviceError::NotAtWritePointer { lba, write_pointer, .. } if lba == zone + 8 && write_pointer == zone),
+        "{err:?}"
+    );
     // Wrong payload length is typed too, and the device is unchanged.
-    let err = e.submit(&Command::Write { lba: zone, blocks: 8 }, Payload::Write(&a)).unwrap_err();
+    let err = e
+        .submit(
+            &Command::Write {
+                lba: zone,
+                blocks: 8,
+            },
+            Payload::Write(&a),
+        )
+        .unwrap_err();
     assert!(matches!(err, DeviceError::PayloadSize { .. }), "{err:?}");
-    e.submit(&Command::Write { lba: zone, blocks: 4 }, Payload::Write(&a)).unwrap();
+    e.submit(
+        &Command::Write {
+            lba: zone,
+            blocks: 4,
+        },
+        Payload::Write(&a),
+    )
+    .unwrap();
 }
 
 #[test]
@@ -79,14 +164,28 @@ fn completion_is_never_before_the_modelled_time() {
         let a = pattern(64 * bb, 5);
         for i in 0..20u64 {
             let before = Instant::now();
-            let c = e.submit(&Command::Write { lba: zone + i * 64, blocks: 64 }, Payload::Write(&a)).unwrap();
+            let c = e
+                .submit(
+                    &Command::Write {
+                        lba: zone + i * 64,
+                        blocks: 64,
+                    },
+                    Payload::Write(&a),
+                )
+                .unwrap();
             let after = Instant::now();
             assert!(c.done_ns > c.submit_ns, "model reported zero latency");
             assert!(after >= c.deadline);
-            assert!(after >= e.wall_of(c.done_ns), "returned before the virtual completion");
+            assert!(
+                after >= e.wall_of(c.done_ns),
+                "returned before the virtual completion"
+            );
             assert!(e.virtual_at(after) >= c.done_ns);
             let min_wall = Duration::from_nanos((c.latency_ns() as f64 * dilation) as u64);
-            assert!(after - before >= min_wall, "returned before the dilated latency");
+            assert!(
+                after - before >= min_wall,
+                "returned before the dilated latency"
+            );
         }
     }
 }
@@ -101,12 +200,20 @@ impl Device for Fixed {
     fn info(&self) -> &DeviceInfo {
         &self.info
     }
-    fn submit(&mut self, now_ns: u64, cmd: &Command, _: Payload<'_>) -> Result<Completion, DeviceError> {
+    fn submit(
+        &mut self,
+        now_ns: u64,
+        cmd: &Command,
+        _: Payload<'_>,
+    ) -> Result<Completion, DeviceError> {
         let lba = match *cmd {
             Command::Read { lba, .. } | Command::Write { lba, .. } => lba,
             _ => 0,
         };
-        Ok(Completion { done_ns: now_ns + self.latency_ns, lba })
+        Ok(Completion {
+            done_ns: now_ns + self.latency_ns,
+            lba,
+        })
     }
     fn stats(&self, _: u64) -> DeviceStats {
         DeviceStats::default().finish()
@@ -129,24 +236,43 @@ fn fixed(latency_ns: u64) -> Box<dyn Device + Send> {
 
 #[test]
 fn dilation_scales_the_wait() {
-    let e = EmulatedDevice::new(fixed(1_000_000), EmulationConfig { time_dilation: 2.0, ..Default::default() }).unwrap();
+    let e = EmulatedDevice::new(
+        fixed(1_000_000),
+        EmulationConfig {
+            time_dilation: 2.0,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     for _ in 0..3 {
         let before = Instant::now();
         let c = e.submit(&Command::Flush, Payload::SizeOnly).unwrap();
         let took = before.elapsed();
         assert_eq!(c.latency_ns(), 1_000_000);
-        assert!(took >= Duration::from_millis(2), "1 ms modelled at dilation 2 took only {took:?}");
+        assert!(
+            took >= Duration::from_millis(2),
+            "1 ms modelled at dilation 2 took only {took:?}"
+        );
     }
 }
 
 #[test]
 fn invalid_dilation_is_rejected() {
     for d in [0.0, 0.5, -1.0, f64::NAN, f64::INFINITY] {
-        let r = EmulatedDevice::new(fixed(1), EmulationConfig { time_dilation: d, ..Default::default() });
+        let r = EmulatedDevice::new(
+            fixed(1),
+            EmulationConfig {
+                time_dilation: d,
+                ..Default::default()
+            },
+        );
         match r {
             Err(e @ EmulationError::InvalidDilation(_)) => {
                 let msg = e.to_string();
-                assert!(msg.contains("dilation") && msg.contains(&d.to_string()), "{msg}");
+                assert!(
+                    msg.contains("dilation") && msg.contains(&d.to_string()),
+                    "{msg}"
+                );
             }
             _ => panic!("dilation {d} accepted"),
         }
@@ -156,14 +282,29 @@ fn invalid_dilation_is_rejected() {
 #[test]
 fn non_send_models_work_from_one_thread() {
     // ef-smr is not `Send`: `open` says so, and `new` over `open_device` works.
-    assert!(matches!(EmulatedDevice::open("ef-smr", EmulationConfig::default()), Err(EmulationError::NotSend { .. })));
-    assert!(matches!(EmulatedDevice::open("no-such-profile", EmulationConfig::default()), Err(EmulationError::Profile(_))));
-    let e: EmulatedDevice<dyn Device> = EmulatedDevice::new(open_device("ssd-conventional").unwrap(), EmulationConfig::default()).unwrap();
+    assert!(matches!(
+        EmulatedDevice::open("ef-smr", EmulationConfig::default()),
+        Err(EmulationError::NotSend { .. })
+    ));
+    assert!(matches!(
+        EmulatedDevice::open("no-such-profile", EmulationConfig::default()),
+        Err(EmulationError::Profile(_))
+    ));
+    let e: EmulatedDevice<dyn Device> = EmulatedDevice::new(
+        open_device("ssd-conventional").unwrap(),
+        EmulationConfig::default(),
+    )
+    .unwrap();
     let bb = e.info().block_bytes as usize;
     let a = pattern(2 * bb, 4);
-    e.submit(&Command::Write { lba: 0, blocks: 2 }, Payload::Write(&a)).unwrap();
+    e.submit(&Command::Write { lba: 0, blocks: 2 }, Payload::Write(&a))
+        .unwrap();
     let mut back = vec![0u8; 2 * bb];
-    e.submit(&Command::Read { lba: 0, blocks: 2 }, Payload::Read(&mut back)).unwrap();
+    e.submit(
+        &Command::Read { lba: 0, blocks: 2 },
+        Payload::Read(&mut back),
+    )
+    .unwrap();
     assert_eq!(back, a);
 }
 
@@ -186,7 +327,15 @@ fn two_threads_submit_and_data_is_intact() {
                     let mut last_submit = 0;
                     for i in 0..50u64 {
                         let data = pattern(8 * bb, (t * 50 + i) as u8);
-                        let c = e.submit(&Command::Write { lba: base + i * 8, blocks: 8 }, Payload::Write(&data)).unwrap();
+                        let c = e
+                            .submit(
+                                &Command::Write {
+                                    lba: base + i * 8,
+                                    blocks: 8,
+                                },
+                                Payload::Write(&data),
+                            )
+                            .unwrap();
                         assert!(c.submit_ns >= last_submit);
                         last_submit = c.submit_ns;
                     }
@@ -198,8 +347,19 @@ fn two_threads_submit_and_data_is_intact() {
             let base = h.join().unwrap();
             for i in 0..50u64 {
                 let mut back = vec![0u8; 8 * bb];
-                e.submit(&Command::Read { lba: base + i * 8, blocks: 8 }, Payload::Read(&mut back)).unwrap();
-                assert_eq!(back, pattern(8 * bb, (t as u64 * 50 + i) as u8), "{profile}: thread {t} write {i}");
+                e.submit(
+                    &Command::Read {
+                        lba: base + i * 8,
+                        blocks: 8,
+                    },
+                    Payload::Read(&mut back),
+                )
+                .unwrap();
+                assert_eq!(
+                    back,
+                    pattern(8 * bb, (t as u64 * 50 + i) as u8),
+                    "{profile}: thread {t} write {i}"
+                );
             }
         }
         let s = e.stats();
@@ -209,7 +369,11 @@ fn two_threads_submit_and_data_is_intact() {
 
 #[test]
 fn pacer_never_returns_early() {
-    for window in [Duration::ZERO, Duration::from_micros(50), Duration::from_millis(5)] {
+    for window in [
+        Duration::ZERO,
+        Duration::from_micros(50),
+        Duration::from_millis(5),
+    ] {
         let p = Pacer::new(window);
         for us in [0u64, 10, 200, 1500] {
             let deadline = Instant::now() + Duration::from_micros(us);

@@ -25,7 +25,10 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     // BinaryHeap is a max-heap: invert so the earliest (then first-inserted) pops first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other.at_ns.cmp(&self.at_ns).then_with(|| other.seq.cmp(&self.seq))
+        other
+            .at_ns
+            .cmp(&self.at_ns)
+            .then_with(|| other.seq.cmp(&self.seq))
     }
 }
 
@@ -45,11 +48,19 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        Self { heap: BinaryHeap::new(), next_seq: 0, now_ns: 0 }
+        Self {
+            heap: BinaryHeap::new(),
+            next_seq: 0,
+            now_ns: 0,
+        }
     }
 
     pub fn with_capacity(capacity: usize) -> Self {
-        Self { heap: BinaryHeap::with_capacity(capacity), next_seq: 0, now_ns: 0 }
+        Self {
+            heap: BinaryHeap::with_capacity(capacity),
+            next_seq: 0,
+            now_ns: 0,
+        }
     }
 
     /// The current virtual time: the time of the last event popped.
@@ -73,7 +84,11 @@ impl<E> EventQueue<E> {
     pub fn schedule(&mut self, at_ns: Ns, event: E) {
         debug_assert!(at_ns >= self.now_ns, "event scheduled in the past");
         let at_ns = at_ns.max(self.now_ns);
-        self.heap.push(Entry { at_ns, seq: self.next_seq, event });
+        self.heap.push(Entry {
+            at_ns,
+            seq: self.next_seq,
+            event,
+        });
         self.next_seq += 1;
     }
 

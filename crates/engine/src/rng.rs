@@ -66,8 +66,18 @@ mod tests {
     #[test]
     fn same_seed_and_name_give_the_same_stream() {
         let s = RngStreams::new(42);
-        let a: Vec<u64> = (0..4).map({ let mut r = s.stream("x"); move |_| r.next_u64() }).collect();
-        let b: Vec<u64> = (0..4).map({ let mut r = s.stream("x"); move |_| r.next_u64() }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = s.stream("x");
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = s.stream("x");
+                move |_| r.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
     }
 
@@ -75,7 +85,10 @@ mod tests {
     fn different_names_or_seeds_give_different_streams() {
         let s = RngStreams::new(42);
         assert_ne!(s.stream("x").next_u64(), s.stream("y").next_u64());
-        assert_ne!(s.stream("x").next_u64(), RngStreams::new(43).stream("x").next_u64());
+        assert_ne!(
+            s.stream("x").next_u64(),
+            RngStreams::new(43).stream("x").next_u64()
+        );
     }
 
     #[test]

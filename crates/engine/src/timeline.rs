@@ -14,7 +14,10 @@ pub struct Timeline {
 
 impl Timeline {
     pub const fn new() -> Self {
-        Self { free_at_ns: 0, busy_ns: 0 }
+        Self {
+            free_at_ns: 0,
+            busy_ns: 0,
+        }
     }
 
     /// The time this resource is next free.

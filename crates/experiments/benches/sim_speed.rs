@@ -19,8 +19,14 @@ fn zns_sequential_zone_writes(c: &mut Criterion) {
     g.bench_function("seq_zone_write_4k_qd1", |b| {
         b.iter(|| {
             let mut dev = open_device("zn540").expect("built-in profile");
-            let spec = JobSpec { rw: RwMode::Write, block_size_bytes: 4096, io_size_bytes: Some(REQUESTS * 4096), ..JobSpec::default() };
-            let r = run_bench(dev.as_mut(), &spec, &BenchOptions::default(), None).expect("bench runs");
+            let spec = JobSpec {
+                rw: RwMode::Write,
+                block_size_bytes: 4096,
+                io_size_bytes: Some(REQUESTS * 4096),
+                ..JobSpec::default()
+            };
+            let r =
+                run_bench(dev.as_mut(), &spec, &BenchOptions::default(), None).expect("bench runs");
             assert_eq!(r.ops, REQUESTS);
         })
     });
@@ -34,9 +40,20 @@ fn ftl_random_writes_with_gc(c: &mut Criterion) {
     // a further stretch of random writes on a clone of the aged device state.
     let mut aged = open_device("ssd-conventional").expect("built-in profile");
     let capacity = aged.info().capacity_bytes();
-    let fill = JobSpec { rw: RwMode::Write, block_size_bytes: 1 << 20, iodepth: 8, ..JobSpec::default() };
+    let fill = JobSpec {
+        rw: RwMode::Write,
+        block_size_bytes: 1 << 20,
+        iodepth: 8,
+        ..JobSpec::default()
+    };
     run_bench(aged.as_mut(), &fill, &BenchOptions::default(), None).expect("fill");
-    let age = JobSpec { rw: RwMode::RandWrite, block_size_bytes: 4096, iodepth: 32, io_size_bytes: Some(capacity / 2), ..JobSpec::default() };
+    let age = JobSpec {
+        rw: RwMode::RandWrite,
+        block_size_bytes: 4096,
+        iodepth: 32,
+        io_size_bytes: Some(capacity / 2),
+        ..JobSpec::default()
+    };
     run_bench(aged.as_mut(), &age, &BenchOptions::default(), None).expect("age");
     g.throughput(Throughput::Elements(REQUESTS));
     g.bench_function("rand_write_4k_qd32_gc_active", |b| {
@@ -44,13 +61,35 @@ fn ftl_random_writes_with_gc(c: &mut Criterion) {
         b.iter(|| {
             seed += 1;
             let gc_runs_before = aged.stats(0).gc_runs;
-            let spec = JobSpec { rw: RwMode::RandWrite, block_size_bytes: 4096, iodepth: 32, io_size_bytes: Some(REQUESTS * 4096), ..JobSpec::default() };
-            let r = run_bench(aged.as_mut(), &spec, &BenchOptions { seed, ..BenchOptions::default() }, None).expect("bench runs");
-            assert!(r.device_stats.gc_runs > gc_runs_before, "GC must be active while timed");
+            let spec = JobSpec {
+                rw: RwMode::RandWrite,
+                block_size_bytes: 4096,
+                iodepth: 32,
+                io_size_bytes: Some(REQUESTS * 4096),
+                ..JobSpec::default()
+            };
+            let r = run_bench(
+                aged.as_mut(),
+                &spec,
+                &BenchOptions {
+                    seed,
+                    ..BenchOptions::default()
+                },
+                None,
+            )
+            .expect("bench runs");
+            assert!(
+                r.device_stats.gc_runs > gc_runs_before,
+                "GC must be active while timed"
+            );
         })
     });
     g.finish();
 }
 
-criterion_group!(benches, zns_sequential_zone_writes, ftl_random_writes_with_gc);
+criterion_group!(
+    benches,
+    zns_sequential_zone_writes,
+    ftl_random_writes_with_gc
+);
 criterion_main!(benches);

@@ -14,7 +14,12 @@ pub enum BenchError {
     #[error(transparent)]
     Job(#[from] JobError),
     #[error("job {job}: {command} at LBA {lba} failed: {source}")]
-    Device { job: u32, command: &'static str, lba: u64, source: DeviceError },
+    Device {
+        job: u32,
+        command: &'static str,
+        lba: u64,
+        source: DeviceError,
+    },
 }
 
 /// Options of a bench run besides the job itself.
@@ -30,7 +35,11 @@ pub struct BenchOptions {
 
 impl Default for BenchOptions {
     fn default() -> Self {
-        Self { seed: 1, series_interval_ns: 100 * NS_PER_MS, start_ns: 0 }
+        Self {
+            seed: 1,
+            series_interval_ns: 100 * NS_PER_MS,
+            start_ns: 0,
+        }
     }
 }
 
@@ -38,7 +47,12 @@ impl Default for BenchOptions {
 pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 
 /// Runs `spec` on `device` and returns the results.
-pub fn run_bench(device: &mut dyn Device, spec: &JobSpec, opts: &BenchOptions, progress: Option<Progress<'_>>) -> Result<RunResult, BenchError> {
+pub fn run_bench(
+    device: &mut dyn Device,
+    spec: &JobSpec,
+    opts: &BenchOptions,
+    progress: Option<Progress<'_>>,
+) -> Result<RunResult, BenchError> {
     let rngs = RngStreams::new(opts.seed);
     let mut streams = spec.streams(device, &rngs)?;
     let mut rec = Recorder::new(opts.series_interval_ns, opts.start_ns);
@@ -48,16 +62,29 @@ pub fn run_bench(device: &mut dyn Device, spec: &JobSpec, opts: &BenchOptions, p
     let planned: u64 = if streams.iter().any(|s| s.bytes_left() == u64::MAX) {
         0
     } else {
-        streams.iter().fold(0u64, |sum, s| sum.saturating_add(s.bytes_left()))
+        streams
+            .iter()
+            .fold(0u64, |sum, s| sum.saturating_add(s.bytes_left()))
     };
     let mut progress = progress;
-    let deadline = spec.runtime_ns.map_or(Ns::MAX, |r| opts.start_ns.saturating_add(r));
+    let deadline = spec
+        .runtime_ns
+        .map_or(Ns::MAX, |r| opts.start_ns.saturating_add(r));
     // Event: a slot of job `j` completed a request issued at `submit_ns`.
-    let mut queue: EventQueue<(u32, Ns, OpClass, u64)> = EventQueue::with_capacity((spec.iodepth * spec.numjobs) as usize);
+    let mut queue: EventQueue<(u32, Ns, OpClass, u64)> =
+        EventQueue::with_capacity((spec.iodepth * spec.numjobs) as usize);
     queue.advance_to(opts.start_ns);
     for j in 0..streams.len() as u32 {
         for _ in 0..spec.iodepth {
-            issue(device, &mut streams[j as usize], j, opts.start_ns, &mut queue, &mut rec, block_bytes)?;
+            issue(
+                device,
+                &mut streams[j as usize],
+                j,
+                opts.start_ns,
+                &mut queue,
+                &mut rec,
+                block_bytes,
+            )?;
         }
     }
     let mut done_bytes = 0u64;
@@ -72,7 +99,15 @@ pub fn run_bench(device: &mut dyn Device, spec: &JobSpec, opts: &BenchOptions, p
             }
         }
         if now < deadline {
-            issue(device, &mut streams[j as usize], j, now, &mut queue, &mut rec, block_bytes)?;
+            issue(
+                device,
+                &mut streams[j as usize],
+                j,
+                now,
+                &mut queue,
+                &mut rec,
+                block_bytes,
+            )?;
         }
     }
     if let Some(p) = progress.as_mut() {
@@ -80,7 +115,13 @@ pub fn run_bench(device: &mut dyn Device, spec: &JobSpec, opts: &BenchOptions, p
     }
     let elapsed = rec.last_done_ns;
     let config = serde_json::to_value(spec).expect("job spec serialises");
-    Ok(rec.finish("bench", opts.seed, config, device.info().clone(), device.stats(elapsed)))
+    Ok(rec.finish(
+        "bench",
+        opts.seed,
+        config,
+        device.info().clone(),
+        device.stats(elapsed),
+    ))
 }
 
 /// Issues the job's next step at `now` (a zone reset first if the step needs one).
@@ -93,7 +134,9 @@ fn issue(
     rec: &mut Recorder,
     block_bytes: u64,
 ) -> Result<(), BenchError> {
-    let Some(step) = stream.next_step() else { return Ok(()) };
+    let Some(step) = stream.next_step() else {
+        return Ok(());
+    };
     let mut at = now;
     if let Some(zone_lba) = step.reset_zone_first {
         let c = submit(device, job, at, &reset_command(zone_lba))?;
@@ -122,7 +165,12 @@ fn submit(device: &mut dyn Device, job: u32, at: Ns, cmd: &Command) -> Result<Ns
     device
         .submit(at, cmd, Payload::SizeOnly)
         .map(|c| c.done_ns)
-        .map_err(|source| BenchError::Device { job, command: cmd.name(), lba, source })
+        .map_err(|source| BenchError::Device {
+            job,
+            command: cmd.name(),
+            lba,
+            source,
+        })
 }
 
 /// Idle time between preconditioning and the measured run, as between two fio runs:
@@ -133,7 +181,11 @@ pub const PRECONDITION_IDLE_NS: Ns = zonelab_engine::NS_PER_S;
 /// sequential pass of 1 MiB writes (zone-aware on zoned devices) over the job's
 /// whole region. Returns the virtual time to start the measured run at: the end of
 /// the pass plus [`PRECONDITION_IDLE_NS`].
-pub fn precondition(device: &mut dyn Device, spec: &JobSpec, opts: &BenchOptions) -> Result<Ns, BenchError> {
+pub fn precondition(
+    device: &mut dyn Device,
+    spec: &JobSpec,
+    opts: &BenchOptions,
+) -> Result<Ns, BenchError> {
     let bb = device.info().block_bytes as u64;
     let bs = (zonelab_engine::MIB / bb).max(1) * bb;
     let fill = JobSpec {

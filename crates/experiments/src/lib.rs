@@ -4,7 +4,7 @@
 
 pub mod bench;
 pub mod replay;
+pub mod report;
 pub mod reproduce;
 pub mod reproduce_result;
 pub mod run_result;
-pub mod report;

@@ -41,12 +41,30 @@ pub struct ReplayOptions {
 pub enum ReplayError {
     #[error(transparent)]
     Trace(#[from] TraceError),
-    #[error("{path}:{line}: {command} of {blocks} blocks at LBA {lba} failed on the device: {source}")]
-    Device { path: String, line: u64, command: &'static str, lba: u64, blocks: u64, source: DeviceError },
-    #[error("{path}:{line}: request of {size_bytes} bytes is larger than one device command allows")]
-    TooLarge { path: String, line: u64, size_bytes: u64 },
+    #[error(
+        "{path}:{line}: {command} of {blocks} blocks at LBA {lba} failed on the device: {source}"
+    )]
+    Device {
+        path: String,
+        line: u64,
+        command: &'static str,
+        lba: u64,
+        blocks: u64,
+        source: DeviceError,
+    },
+    #[error(
+        "{path}:{line}: request of {size_bytes} bytes is larger than one device command allows"
+    )]
+    TooLarge {
+        path: String,
+        line: u64,
+        size_bytes: u64,
+    },
     #[error("replay option {option}: {reason}")]
-    BadOption { option: &'static str, reason: String },
+    BadOption {
+        option: &'static str,
+        reason: String,
+    },
 }
 
 /// What the replay did to the trace's records, reported alongside the results.
@@ -111,10 +129,16 @@ pub fn run_replay<S: RecordSource>(
 ) -> Result<RunResult, ReplayError> {
     match opts.mode {
         ReplayMode::OpenLoop { speed } if !(speed.is_finite() && speed > 0.0) => {
-            return Err(ReplayError::BadOption { option: "speed", reason: format!("{speed} must be a positive number") })
+            return Err(ReplayError::BadOption {
+                option: "speed",
+                reason: format!("{speed} must be a positive number"),
+            })
         }
         ReplayMode::ClosedLoop { qd } if qd == 0 || qd > 65_536 => {
-            return Err(ReplayError::BadOption { option: "qd", reason: format!("{qd} must be in 1..=65536") })
+            return Err(ReplayError::BadOption {
+                option: "qd",
+                reason: format!("{qd} must be in 1..=65536"),
+            })
         }
         _ => {}
     }
@@ -126,12 +150,16 @@ pub fn run_replay<S: RecordSource>(
     let mut counts = ReplayCounts::default();
     let limit = opts.limit.unwrap_or(u64::MAX);
     // Converts the next record into a command, skipping empty ones.
-    let next_cmd = |reader: &mut S, counts: &mut ReplayCounts| -> Result<Option<(TraceRecord, Command, u64)>, ReplayError> {
+    let next_cmd = |reader: &mut S,
+                    counts: &mut ReplayCounts|
+     -> Result<Option<(TraceRecord, Command, u64)>, ReplayError> {
         loop {
             if counts.records >= limit {
                 return Ok(None);
             }
-            let Some(r) = reader.next_record() else { return Ok(None) };
+            let Some(r) = reader.next_record() else {
+                return Ok(None);
+            };
             let r = r?;
             counts.records += 1;
             let line = reader.position();
@@ -147,7 +175,11 @@ pub fn run_replay<S: RecordSource>(
                 counts.folded_to_capacity += 1;
             }
             if blocks > u32::MAX as u64 {
-                return Err(ReplayError::TooLarge { path: path.clone(), line, size_bytes: r.size_bytes });
+                return Err(ReplayError::TooLarge {
+                    path: path.clone(),
+                    line,
+                    size_bytes: r.size_bytes,
+                });
             }
             if r.offset_bytes % bb != 0 || blocks * bb != r.size_bytes {
                 counts.widened_to_blocks += 1;
@@ -161,15 +193,28 @@ pub fn run_replay<S: RecordSource>(
             return Ok(Some((r, cmd, line)));
         }
     };
-    let submit = |device: &mut dyn Device, at: Ns, cmd: &Command, line: u64| -> Result<Ns, ReplayError> {
-        device.submit(at, cmd, Payload::SizeOnly).map(|c| c.done_ns).map_err(|source| {
-            let (lba, blocks) = match *cmd {
-                Command::Read { lba, blocks } | Command::Write { lba, blocks } | Command::Trim { lba, blocks } => (lba, blocks as u64),
-                _ => (0, 0),
-            };
-            ReplayError::Device { path: path.clone(), line, command: cmd.name(), lba, blocks, source }
-        })
-    };
+    let submit =
+        |device: &mut dyn Device, at: Ns, cmd: &Command, line: u64| -> Result<Ns, ReplayError> {
+            device
+                .submit(at, cmd, Payload::SizeOnly)
+                .map(|c| c.done_ns)
+                .map_err(|source| {
+                    let (lba, blocks) = match *cmd {
+                        Command::Read { lba, blocks }
+                        | Command::Write { lba, blocks }
+                        | Command::Trim { lba, blocks } => (lba, blocks as u64),
+                        _ => (0, 0),
+                    };
+                    ReplayError::Device {
+                        path: path.clone(),
+                        line,
+                        command: cmd.name(),
+                        lba,
+                        blocks,
+                        source,
+                    }
+                })
+        };
     let class_of = |cmd: &Command| match cmd {
         Command::Read { .. } => OpClass::Read,
         Command::Write { .. } => OpClass::Write,
@@ -220,10 +265,25 @@ pub fn run_replay<S: RecordSource>(
         p(counts.records);
     }
     if let serde_json::Value::Object(m) = &mut config {
-        m.insert("mode".into(), serde_json::to_value(opts.mode).expect("mode serialises"));
-        m.insert("limit".into(), serde_json::to_value(opts.limit).expect("limit serialises"));
-        m.insert("record_counts".into(), serde_json::to_value(counts).expect("counts serialise"));
+        m.insert(
+            "mode".into(),
+            serde_json::to_value(opts.mode).expect("mode serialises"),
+        );
+        m.insert(
+            "limit".into(),
+            serde_json::to_value(opts.limit).expect("limit serialises"),
+        );
+        m.insert(
+            "record_counts".into(),
+            serde_json::to_value(counts).expect("counts serialise"),
+        );
     }
     let elapsed = rec.last_done_ns;
-    Ok(rec.finish("replay", 0, config, device.info().clone(), device.stats(elapsed)))
+    Ok(rec.finish(
+        "replay",
+        0,
+        config,
+        device.info().clone(),
+        device.stats(elapsed),
+    ))
 }

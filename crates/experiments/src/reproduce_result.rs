@@ -22,7 +22,14 @@ pub struct Claim {
 
 impl Claim {
     /// A claim that holds when `measured` is within ±`tolerance` (fraction) of `paper`.
-    pub fn within(id: &str, description: &str, paper: f64, measured: f64, unit: &str, tolerance: f64) -> Self {
+    pub fn within(
+        id: &str,
+        description: &str,
+        paper: f64,
+        measured: f64,
+        unit: &str,
+        tolerance: f64,
+    ) -> Self {
         let holds = paper != 0.0 && ((measured - paper) / paper).abs() <= tolerance;
         Self {
             id: id.to_string(),
@@ -39,7 +46,14 @@ impl Claim {
 impl Claim {
     /// A claim that holds when `measured` lies in the paper's range `[lo, hi]`
     /// (reported as its midpoint with the half-width as tolerance).
-    pub fn in_range(id: &str, description: &str, lo: f64, hi: f64, measured: f64, unit: &str) -> Self {
+    pub fn in_range(
+        id: &str,
+        description: &str,
+        lo: f64,
+        hi: f64,
+        measured: f64,
+        unit: &str,
+    ) -> Self {
         let mid = (lo + hi) / 2.0;
         Self {
             id: id.to_string(),

@@ -119,13 +119,25 @@ impl Recorder {
     }
 
     /// Builds the result.
-    pub fn finish(self, kind: &str, seed: u64, config: serde_json::Value, device: DeviceInfo, device_stats: DeviceStats) -> RunResult {
+    pub fn finish(
+        self,
+        kind: &str,
+        seed: u64,
+        config: serde_json::Value,
+        device: DeviceInfo,
+        device_stats: DeviceStats,
+    ) -> RunResult {
         let duration_ns = self.last_done_ns - self.start_ns;
         let bytes = self.read_bytes + self.write_bytes;
         let ops = self.read.count() + self.write.count() + self.trim.count();
         let secs = duration_ns as f64 / NS_PER_S as f64;
         let per_s = |x: f64| if secs > 0.0 { round_sig(x / secs) } else { 0.0 };
-        let mib_s = self.series.rate_per_s().iter().map(|(_, b)| round_sig(b / MIB as f64)).collect();
+        let mib_s = self
+            .series
+            .rate_per_s()
+            .iter()
+            .map(|(_, b)| round_sig(b / MIB as f64))
+            .collect();
         RunResult {
             zonelab_version: env!("CARGO_PKG_VERSION").to_string(),
             kind: kind.to_string(),
@@ -140,12 +152,27 @@ impl Recorder {
             throughput_mib_s: per_s(bytes as f64 / MIB as f64),
             iops: per_s(ops as f64),
             latency: self.all.summary(),
-            read: OpTotals { ops: self.read.count(), bytes: self.read_bytes, latency: self.read.summary() },
-            write: OpTotals { ops: self.write.count(), bytes: self.write_bytes, latency: self.write.summary() },
-            trim: OpTotals { ops: self.trim.count(), bytes: self.trim_bytes, latency: self.trim.summary() },
+            read: OpTotals {
+                ops: self.read.count(),
+                bytes: self.read_bytes,
+                latency: self.read.summary(),
+            },
+            write: OpTotals {
+                ops: self.write.count(),
+                bytes: self.write_bytes,
+                latency: self.write.summary(),
+            },
+            trim: OpTotals {
+                ops: self.trim.count(),
+                bytes: self.trim_bytes,
+                latency: self.trim.summary(),
+            },
             job_zone_resets: self.job_zone_resets,
             device_stats,
-            throughput_series: ThroughputSeries { interval_ns: self.series.interval_ns, mib_s },
+            throughput_series: ThroughputSeries {
+                interval_ns: self.series.interval_ns,
+                mib_s,
+            },
         }
     }
 }

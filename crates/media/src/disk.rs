@@ -70,7 +70,11 @@ pub struct DiskParamError {
 
 impl std::fmt::Display for DiskParamError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "disk parameter `{}` = {} is out of range (allowed: {})", self.field, self.value, self.allowed)
+        write!(
+            f,
+            "disk parameter `{}` = {} is out of range (allowed: {})",
+            self.field, self.value, self.allowed
+        )
     }
 }
 
@@ -89,7 +93,11 @@ impl DiskParams {
     /// geometry the seek fit can use, a monotone seek curve).
     pub fn validate(&self) -> Result<(), DiskParamError> {
         let err = |field: &'static str, value: String, allowed: &str| {
-            Err(DiskParamError { field, value, allowed: allowed.to_string() })
+            Err(DiskParamError {
+                field,
+                value,
+                allowed: allowed.to_string(),
+            })
         };
         if self.capacity_bytes == 0 {
             return err("capacity_bytes", self.capacity_bytes.to_string(), "> 0");
@@ -101,29 +109,62 @@ impl DiskParams {
             return err("heads", self.heads.to_string(), "1..=256");
         }
         if !(1..=1_000).contains(&self.recording_zones) {
-            return err("recording_zones", self.recording_zones.to_string(), "1..=1000");
+            return err(
+                "recording_zones",
+                self.recording_zones.to_string(),
+                "1..=1000",
+            );
         }
         if !self.sector_bytes.is_power_of_two() || !(512..=65_536).contains(&self.sector_bytes) {
-            return err("sector_bytes", self.sector_bytes.to_string(), "a power of two in 512..=65536");
+            return err(
+                "sector_bytes",
+                self.sector_bytes.to_string(),
+                "a power of two in 512..=65536",
+            );
         }
         if self.outer_bytes_per_s == 0 {
-            return err("outer_bytes_per_s", self.outer_bytes_per_s.to_string(), "> 0");
+            return err(
+                "outer_bytes_per_s",
+                self.outer_bytes_per_s.to_string(),
+                "> 0",
+            );
         }
         if self.inner_bytes_per_s == 0 || self.inner_bytes_per_s > self.outer_bytes_per_s {
-            return err("inner_bytes_per_s", self.inner_bytes_per_s.to_string(), "1..=outer_bytes_per_s");
+            return err(
+                "inner_bytes_per_s",
+                self.inner_bytes_per_s.to_string(),
+                "1..=outer_bytes_per_s",
+            );
         }
-        let inner_track = self.inner_bytes_per_s as u128 * self.rotation_ns() as u128 / NS_PER_S as u128;
+        let inner_track =
+            self.inner_bytes_per_s as u128 * self.rotation_ns() as u128 / NS_PER_S as u128;
         if inner_track < self.sector_bytes as u128 {
-            return err("inner_bytes_per_s", self.inner_bytes_per_s.to_string(), "a rate at which an inner track holds at least one sector");
+            return err(
+                "inner_bytes_per_s",
+                self.inner_bytes_per_s.to_string(),
+                "a rate at which an inner track holds at least one sector",
+            );
         }
         if self.head_switch_ns >= self.rotation_ns() {
-            return err("head_switch_ns", self.head_switch_ns.to_string(), "less than one rotation");
+            return err(
+                "head_switch_ns",
+                self.head_switch_ns.to_string(),
+                "less than one rotation",
+            );
         }
         if self.single_cylinder_seek_ns > self.average_seek_ns {
-            return err("single_cylinder_seek_ns", self.single_cylinder_seek_ns.to_string(), "at most average_seek_ns");
+            return err(
+                "single_cylinder_seek_ns",
+                self.single_cylinder_seek_ns.to_string(),
+                "at most average_seek_ns",
+            );
         }
         if self.average_seek_ns > self.full_stroke_seek_ns {
-            return err("average_seek_ns", self.average_seek_ns.to_string(), "at most full_stroke_seek_ns");
+            return err(
+                "average_seek_ns",
+                self.average_seek_ns.to_string(),
+                "at most full_stroke_seek_ns",
+            );
         }
         let cylinders = DiskGeometry::new(self).cylinders();
         if cylinders < MIN_CYLINDERS {
@@ -133,7 +174,12 @@ impl DiskParams {
                 &format!("enough for at least {MIN_CYLINDERS} cylinders with this geometry (got {cylinders})"),
             );
         }
-        let curve = SeekCurve::fit(cylinders, self.single_cylinder_seek_ns, self.average_seek_ns, self.full_stroke_seek_ns);
+        let curve = SeekCurve::fit(
+            cylinders,
+            self.single_cylinder_seek_ns,
+            self.average_seek_ns,
+            self.full_stroke_seek_ns,
+        );
         if !curve.is_monotone() {
             return err(
                 "average_seek_ns",
@@ -180,21 +226,34 @@ impl DiskGeometry {
     /// Lays out `p.capacity_bytes` over equal-cylinder bands; the last band holds
     /// only the tracks the capacity needs.
     pub fn new(p: &DiskParams) -> Self {
-        assert!(p.rpm > 0 && p.heads > 0 && p.recording_zones > 0 && p.sector_bytes > 0 && p.capacity_bytes > 0);
+        assert!(
+            p.rpm > 0
+                && p.heads > 0
+                && p.recording_zones > 0
+                && p.sector_bytes > 0
+                && p.capacity_bytes > 0
+        );
         let rotation_ns = p.rotation_ns();
         let n = p.recording_zones as u64;
         let sector = p.sector_bytes as u64;
         let track_bytes: Vec<u64> = (0..n)
             .map(|z| {
-                let drop = if n == 1 { 0 } else { (p.outer_bytes_per_s - p.inner_bytes_per_s) as u128 * z as u128 / (n - 1) as u128 };
+                let drop = if n == 1 {
+                    0
+                } else {
+                    (p.outer_bytes_per_s - p.inner_bytes_per_s) as u128 * z as u128
+                        / (n - 1) as u128
+                };
                 let rate = p.outer_bytes_per_s as u128 - drop;
                 let bytes = (rate * rotation_ns as u128 / NS_PER_S as u128) as u64;
                 (bytes / sector * sector).max(sector)
             })
             .collect();
         let heads = p.heads as u64;
-        let bytes_per_cylinder_all_bands: u128 = track_bytes.iter().map(|&b| b as u128 * heads as u128).sum();
-        let cylinders_per_band = (p.capacity_bytes as u128).div_ceil(bytes_per_cylinder_all_bands) as u64;
+        let bytes_per_cylinder_all_bands: u128 =
+            track_bytes.iter().map(|&b| b as u128 * heads as u128).sum();
+        let cylinders_per_band =
+            (p.capacity_bytes as u128).div_ceil(bytes_per_cylinder_all_bands) as u64;
         let tracks_per_band = cylinders_per_band * heads;
         let mut bands = Vec::with_capacity(n as usize);
         let (mut first_byte, mut first_track) = (0u64, 0u64);
@@ -203,7 +262,12 @@ impl DiskGeometry {
                 break;
             }
             let tracks = tracks_per_band.min((p.capacity_bytes - first_byte).div_ceil(tb));
-            bands.push(RecordingZone { first_byte, first_track, tracks, track_bytes: tb });
+            bands.push(RecordingZone {
+                first_byte,
+                first_track,
+                tracks,
+                track_bytes: tb,
+            });
             first_byte += tracks * tb;
             first_track += tracks;
         }
@@ -293,7 +357,8 @@ impl DiskGeometry {
     pub fn skew_ns(&self, track: u64) -> Ns {
         let cylinder_switches = track / self.heads;
         let head_switches = track - cylinder_switches;
-        let total = head_switches as u128 * self.head_switch_ns as u128 + cylinder_switches as u128 * self.cylinder_switch_ns as u128;
+        let total = head_switches as u128 * self.head_switch_ns as u128
+            + cylinder_switches as u128 * self.cylinder_switch_ns as u128;
         (total % self.rotation_ns as u128) as Ns
     }
 
@@ -308,7 +373,8 @@ impl DiskGeometry {
     /// under the head at every time `t` with `t mod rotation == phase_ns`.
     #[inline]
     pub fn phase_ns(&self, pos: TrackPos) -> Ns {
-        (self.skew_ns(pos.track) + self.in_track_ns(pos.offset_bytes, pos.track_bytes)) % self.rotation_ns
+        (self.skew_ns(pos.track) + self.in_track_ns(pos.offset_bytes, pos.track_bytes))
+            % self.rotation_ns
     }
 
     /// Media time to transfer `len_bytes` from `pos` once the head is there, with
@@ -325,7 +391,8 @@ impl DiskGeometry {
         loop {
             let avail = track_bytes - offset;
             if remaining <= avail {
-                t += self.in_track_ns(offset + remaining, track_bytes) - self.in_track_ns(offset, track_bytes);
+                t += self.in_track_ns(offset + remaining, track_bytes)
+                    - self.in_track_ns(offset, track_bytes);
                 return (t, track, switches);
             }
             t += self.rotation_ns - self.in_track_ns(offset, track_bytes);
@@ -346,7 +413,9 @@ impl DiskGeometry {
     /// `band`: one track per rotation plus the switch to the next track.
     pub fn sustained_bytes_per_s(&self, band: u32) -> f64 {
         let tb = self.bands[band as usize].track_bytes as f64;
-        let per_cylinder_switch_ns = ((self.heads - 1) * self.head_switch_ns + self.cylinder_switch_ns) as f64 / self.heads as f64;
+        let per_cylinder_switch_ns = ((self.heads - 1) * self.head_switch_ns
+            + self.cylinder_switch_ns) as f64
+            / self.heads as f64;
         tb * NS_PER_S as f64 / (self.rotation_ns as f64 + per_cylinder_switch_ns)
     }
 }
@@ -365,13 +434,17 @@ impl SeekCurve {
     /// Fits `a·√d + b·d + c` through (1, single), (cylinders/3, average) and
     /// (cylinders−1, full). Needs at least [`MIN_CYLINDERS`] cylinders.
     pub fn fit(cylinders: u64, single_ns: Ns, average_ns: Ns, full_ns: Ns) -> Self {
-        assert!(cylinders >= MIN_CYLINDERS, "seek fit needs at least {MIN_CYLINDERS} cylinders");
+        assert!(
+            cylinders >= MIN_CYLINDERS,
+            "seek fit needs at least {MIN_CYLINDERS} cylinders"
+        );
         let xs = [1.0, (cylinders / 3) as f64, (cylinders - 1) as f64];
         let ys = [single_ns as f64, average_ns as f64, full_ns as f64];
         // Rows (√x, x, 1); Cramer's rule on the 3×3 system.
         let m = xs.map(|x| [x.sqrt(), x, 1.0]);
         let det3 = |r: [[f64; 3]; 3]| {
-            r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1]) - r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0])
+            r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1])
+                - r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0])
                 + r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0])
         };
         let d = det3(m);
@@ -382,7 +455,13 @@ impl SeekCurve {
             }
             det3(r) / d
         };
-        Self { a: with_col(0), b: with_col(1), c: with_col(2), single_ns, cylinders }
+        Self {
+            a: with_col(0),
+            b: with_col(1),
+            c: with_col(2),
+            single_ns,
+            cylinders,
+        }
     }
 
     /// Seek time over `distance` cylinders.
@@ -466,7 +545,12 @@ impl DiskMechanics {
             panic!("invalid disk parameters: {e}");
         }
         let geometry = DiskGeometry::new(p);
-        let seek = SeekCurve::fit(geometry.cylinders(), p.single_cylinder_seek_ns, p.average_seek_ns, p.full_stroke_seek_ns);
+        let seek = SeekCurve::fit(
+            geometry.cylinders(),
+            p.single_cylinder_seek_ns,
+            p.average_seek_ns,
+            p.full_stroke_seek_ns,
+        );
         Self {
             geometry,
             seek,
@@ -510,7 +594,9 @@ impl DiskMechanics {
     #[inline]
     fn position_ns(&self, track: u64) -> (Ns, bool, bool) {
         let g = &self.geometry;
-        let distance = g.cylinder_of(track).abs_diff(g.cylinder_of(self.head_track));
+        let distance = g
+            .cylinder_of(track)
+            .abs_diff(g.cylinder_of(self.head_track));
         let head_change = g.head_of(track) != g.head_of(self.head_track);
         let switch = if head_change { g.head_switch_ns } else { 0 };
         if distance > 0 {
@@ -531,12 +617,17 @@ impl DiskMechanics {
     /// Transfers `len_bytes` from byte `offset_bytes`, the request being ready at
     /// `ready_ns`. Requests queue on the actuator in call order.
     pub fn access(&mut self, ready_ns: Ns, offset_bytes: u64, len_bytes: u64) -> DiskAccess {
-        assert!(len_bytes > 0 && offset_bytes < self.geometry.capacity_bytes && self.geometry.capacity_bytes - offset_bytes >= len_bytes);
+        assert!(
+            len_bytes > 0
+                && offset_bytes < self.geometry.capacity_bytes
+                && self.geometry.capacity_bytes - offset_bytes >= len_bytes
+        );
         let pos = self.geometry.locate(offset_bytes);
         let (xfer_ns, end_track, switches) = self.geometry.transfer_span(pos, len_bytes);
         let rotation = self.geometry.rotation_ns;
-        let streamed =
-            self.stream_valid && offset_bytes == self.stream_end_offset && ready_ns <= self.stream_end_ns + rotation;
+        let streamed = self.stream_valid
+            && offset_bytes == self.stream_end_offset
+            && ready_ns <= self.stream_end_ns + rotation;
         let access = if streamed {
             // The media kept going (read-ahead / write cache) since the last
             // transfer ended; the actuator was busy all along.
@@ -624,7 +715,12 @@ mod tests {
         assert!(c.is_monotone());
         let distances: Vec<u64> = (0..300).chain((300..300_000).step_by(97)).collect();
         for w in distances.windows(2) {
-            assert!(c.seek_ns(w[1]) >= c.seek_ns(w[0]), "seek({}) < seek({})", w[1], w[0]);
+            assert!(
+                c.seek_ns(w[1]) >= c.seek_ns(w[0]),
+                "seek({}) < seek({})",
+                w[1],
+                w[0]
+            );
         }
     }
 
@@ -649,10 +745,23 @@ mod tests {
         assert_eq!(g.band_track_bytes(0), 203 * 4096);
         // 50 MB/s × 8.33 ms = 416,666 bytes → 101 sectors.
         assert_eq!(g.band_track_bytes(3), 101 * 4096);
-        let steps: Vec<u64> = (0..3).map(|z| g.band_track_bytes(z) - g.band_track_bytes(z + 1)).collect();
-        assert!(steps.iter().all(|&s| s.abs_diff(steps[0]) <= 4096), "{steps:?}");
+        let steps: Vec<u64> = (0..3)
+            .map(|z| g.band_track_bytes(z) - g.band_track_bytes(z + 1))
+            .collect();
+        assert!(
+            steps.iter().all(|&s| s.abs_diff(steps[0]) <= 4096),
+            "{steps:?}"
+        );
         let tb = g.band_track_bytes(0);
-        assert_eq!(g.locate(0), TrackPos { track: 0, offset_bytes: 0, track_bytes: tb, band: 0 });
+        assert_eq!(
+            g.locate(0),
+            TrackPos {
+                track: 0,
+                offset_bytes: 0,
+                track_bytes: tb,
+                band: 0
+            }
+        );
         let p1 = g.locate(tb + 5);
         assert_eq!((p1.track, p1.offset_bytes), (1, 5));
         assert_eq!((g.cylinder_of(1), g.head_of(1)), (0, 1));
@@ -664,7 +773,15 @@ mod tests {
         assert!(g.cylinders() >= MIN_CYLINDERS);
         // Band boundaries: the first byte of band 1 starts a track.
         let b1 = g.bands[1];
-        assert_eq!(g.locate(b1.first_byte), TrackPos { track: b1.first_track, offset_bytes: 0, track_bytes: b1.track_bytes, band: 1 });
+        assert_eq!(
+            g.locate(b1.first_byte),
+            TrackPos {
+                track: b1.first_track,
+                offset_bytes: 0,
+                track_bytes: b1.track_bytes,
+                band: 1
+            }
+        );
         assert_eq!(g.locate(b1.first_byte - 1).band, 0);
     }
 
@@ -689,7 +806,10 @@ mod tests {
         let rot = d.geometry().rotation_ns();
         // Head on track 0 at time 0; byte 0 of track 0 has phase 0: no wait.
         let a = d.access(0, 0, 4096);
-        assert_eq!((a.seek_ns, a.rotational_wait_ns, a.media_start_ns), (0, 0, 0));
+        assert_eq!(
+            (a.seek_ns, a.rotational_wait_ns, a.media_start_ns),
+            (0, 0, 0)
+        );
         let xfer = a.media_done_ns;
         // Reading it again straight away: not a stream continuation, so the head
         // waits for the sector to come round again.
@@ -714,7 +834,10 @@ mod tests {
         let a = d.access(0, 0, 3 * tb);
         // Three full tracks: three rotations plus two switches (head 0→1, then
         // cylinder 0→1).
-        assert_eq!(a.media_done_ns - a.media_start_ns, 3 * g.rotation_ns() + g.switch_after_ns(0) + g.switch_after_ns(1));
+        assert_eq!(
+            a.media_done_ns - a.media_start_ns,
+            3 * g.rotation_ns() + g.switch_after_ns(0) + g.switch_after_ns(1)
+        );
         assert_eq!(d.counters().track_switches, 2);
     }
 
@@ -752,7 +875,10 @@ mod tests {
         }
         let rate = (n * req) as f64 * NS_PER_S as f64 / (now - overhead - t0) as f64;
         let expected = d.geometry().sustained_bytes_per_s(0);
-        assert!((rate / expected - 1.0).abs() < 0.01, "rate {rate} expected {expected}");
+        assert!(
+            (rate / expected - 1.0).abs() < 0.01,
+            "rate {rate} expected {expected}"
+        );
         // A gap longer than a rotation ends the stream.
         let late = d.access(now + 2 * d.geometry().rotation_ns(), (n + 1) * req, req);
         assert!(!late.streamed);

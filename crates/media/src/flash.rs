@@ -57,7 +57,10 @@ impl FlashGeometry {
     }
 
     pub fn raw_bytes(&self) -> u64 {
-        self.block_bytes() * self.blocks_per_plane as u64 * self.planes_per_die as u64 * self.dies() as u64
+        self.block_bytes()
+            * self.blocks_per_plane as u64
+            * self.planes_per_die as u64
+            * self.dies() as u64
     }
 
     /// Die index `d` sits on channel `d % channels`: consecutive dies spread over
@@ -126,7 +129,8 @@ impl FlashArray {
     pub fn read(&mut self, ready_ns: Ns, die: u32, bytes: u64) -> Ns {
         let ch = self.geometry.channel_of_die(die) as usize;
         let (_, sensed) = self.dies[die as usize].reserve(ready_ns, self.timings.read_ns);
-        let (_, out) = self.channels[ch].reserve(sensed, transfer_ns(bytes, self.timings.channel_bytes_per_s));
+        let (_, out) =
+            self.channels[ch].reserve(sensed, transfer_ns(bytes, self.timings.channel_bytes_per_s));
         self.dies[die as usize].hold_until(out);
         out
     }
@@ -143,7 +147,10 @@ impl FlashArray {
     #[inline]
     pub fn program_with(&mut self, ready_ns: Ns, die: u32, bytes: u64, program_ns: Ns) -> Ns {
         let ch = self.geometry.channel_of_die(die) as usize;
-        let (_, loaded) = self.channels[ch].reserve(ready_ns, transfer_ns(bytes, self.timings.channel_bytes_per_s));
+        let (_, loaded) = self.channels[ch].reserve(
+            ready_ns,
+            transfer_ns(bytes, self.timings.channel_bytes_per_s),
+        );
         let (_, done) = self.dies[die as usize].reserve(loaded, program_ns);
         done
     }
@@ -151,7 +158,9 @@ impl FlashArray {
     /// Erases one block (all planes when multi-plane) on `die`.
     #[inline]
     pub fn erase(&mut self, ready_ns: Ns, die: u32) -> Ns {
-        self.dies[die as usize].reserve(ready_ns, self.timings.erase_ns).1
+        self.dies[die as usize]
+            .reserve(ready_ns, self.timings.erase_ns)
+            .1
     }
 
     /// Moves data between two dies through the controller (GC copy): read on the
@@ -169,7 +178,10 @@ impl FlashArray {
         }
         let mean = |busy: Ns, n: usize| busy as f64 / (n as f64 * elapsed_ns as f64);
         FlashUtilisation {
-            channel_busy_fraction: mean(self.channels.iter().map(|t| t.busy_ns()).sum(), self.channels.len()),
+            channel_busy_fraction: mean(
+                self.channels.iter().map(|t| t.busy_ns()).sum(),
+                self.channels.len(),
+            ),
             die_busy_fraction: mean(self.dies.iter().map(|t| t.busy_ns()).sum(), self.dies.len()),
         }
     }
@@ -190,7 +202,12 @@ mod tests {
                 page_bytes: 16 * 1024,
                 cell_type: CellType::Tlc,
             },
-            FlashTimings { read_ns: 50_000, program_ns: 1_000_000, erase_ns: 3_500_000, channel_bytes_per_s: 1_000_000_000 },
+            FlashTimings {
+                read_ns: 50_000,
+                program_ns: 1_000_000,
+                erase_ns: 3_500_000,
+                channel_bytes_per_s: 1_000_000_000,
+            },
         )
     }
 

@@ -2,13 +2,15 @@
 //! determinism. Small synthetic workloads on the real device models.
 
 use zonelab_devices::open_device;
+use zonelab_engine::{GIB, KIB};
 use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserRequest};
 use zonelab_systems::mios::{profile, ProfileConfig, ProfiledParams};
-use zonelab_engine::{GIB, KIB};
 
 fn params() -> ProfiledParams {
     let mut hdd = open_device("wd100efax").unwrap();
-    profile(hdd.as_mut(), &ProfileConfig::new(64 * KIB)).unwrap().params
+    profile(hdd.as_mut(), &ProfileConfig::new(64 * KIB))
+        .unwrap()
+        .params
 }
 
 /// Bursty small writes (8 KiB every 4 us in bursts of 2,000, faster than the SSD
@@ -19,7 +21,12 @@ fn workload() -> Vec<UserRequest> {
     for burst in 0..6u64 {
         for i in 0..2_000u64 {
             let n = burst * 2_000 + i;
-            v.push(UserRequest { arrival_ns: t, write: n % 50 != 49, offset_bytes: (n * 8 * KIB) % (4 * GIB), size_bytes: 8 * KIB });
+            v.push(UserRequest {
+                arrival_ns: t,
+                write: n % 50 != 49,
+                offset_bytes: (n * 8 * KIB) % (4 * GIB),
+                size_bytes: 8 * KIB,
+            });
             t += 4_000;
         }
         t += 200_000_000;
@@ -40,15 +47,26 @@ fn baseline_sends_everything_to_the_ssd() {
     let w = workload().iter().filter(|q| q.write).count() as u64;
     assert_eq!(r.writes, w);
     assert_eq!(r.ssd_write_requests, w);
-    assert_eq!(r.hdd_user_write_requests + r.hdd_padding_bytes + r.hdd_syncs, 0);
+    assert_eq!(
+        r.hdd_user_write_requests + r.hdd_padding_bytes + r.hdd_syncs,
+        0
+    );
 }
 
 #[test]
 fn mios_redirects_when_the_ssd_queue_is_long_and_accounts_every_byte() {
     // Threshold 0: every write finds the SSD queue "long" once anything is queued.
     let r = run(Policy::MiosD, 0);
-    let total: u64 = workload().iter().filter(|q| q.write).map(|q| q.size_bytes).sum();
-    assert_eq!(r.ssd_write_bytes + r.hdd_user_write_bytes, total, "every user byte is on the SSD or the HDD log");
+    let total: u64 = workload()
+        .iter()
+        .filter(|q| q.write)
+        .map(|q| q.size_bytes)
+        .sum();
+    assert_eq!(
+        r.ssd_write_bytes + r.hdd_user_write_bytes,
+        total,
+        "every user byte is on the SSD or the HDD log"
+    );
     assert!(r.hdd_user_write_requests > 0, "some writes redirected");
     assert!(r.hdd_syncs >= 1, "BCW starts with a sync");
     assert!(r.hdd_gross_utilisation >= r.hdd_net_utilisation);
@@ -57,11 +75,20 @@ fn mios_redirects_when_the_ssd_queue_is_long_and_accounts_every_byte() {
 #[test]
 fn bcw_keeps_user_writes_out_of_slow_states() {
     let r = run(Policy::MiosE, 2);
-    assert!(r.hdd_user_write_requests > 1_000, "{}", r.hdd_user_write_requests);
+    assert!(
+        r.hdd_user_write_requests > 1_000,
+        "{}",
+        r.hdd_user_write_requests
+    );
     // Predicted S is never given to a user write; observed S may still happen when
     // the buffer fills earlier than predicted, but rarely.
     let share = r.hdd_user_writes_observed_s as f64 / r.hdd_user_write_requests as f64;
-    assert!(share < 0.02, "{} of {} user writes hit S", r.hdd_user_writes_observed_s, r.hdd_user_write_requests);
+    assert!(
+        share < 0.02,
+        "{} of {} user writes hit S",
+        r.hdd_user_writes_observed_s,
+        r.hdd_user_write_requests
+    );
     assert!(r.hdd_padding_bytes > 0, "BCW pads through S stages");
     let predicted_s_total: u64 = r.bcw_confusion[2].iter().sum();
     assert!(predicted_s_total > 0, "padding writes are predicted S");

@@ -4,11 +4,17 @@
 
 use zonelab_devices::open_device;
 use zonelab_engine::{KIB, MIB};
-use zonelab_systems::mios::{accuracy_experiment, paper, profile, record_trace, AccuracyConfig, AccuracyReport, ProfileConfig, WriteState};
+use zonelab_systems::mios::{
+    accuracy_experiment, paper, profile, record_trace, AccuracyConfig, AccuracyReport,
+    ProfileConfig, WriteState,
+};
 
 fn deviation(name: &str, measured: u64, paper: u64) -> f64 {
     let dev = measured as f64 / paper as f64 - 1.0;
-    eprintln!("{name}: measured {measured}, paper {paper} ({:+.1}%)", dev * 100.0);
+    eprintln!(
+        "{name}: measured {measured}, paper {paper} ({:+.1}%)",
+        dev * 100.0
+    );
     dev
 }
 
@@ -27,9 +33,16 @@ fn deviation(name: &str, measured: u64, paper: u64) -> f64 {
 #[test]
 fn wd100efax_64k_profile_matches_the_paper_within_15_percent() {
     let mut d = open_device("wd100efax").unwrap();
-    let p = profile(d.as_mut(), &ProfileConfig::new(64 * KIB).with_total(64 * MIB)).unwrap_or_else(|e| panic!("{e}"));
+    let p = profile(
+        d.as_mut(),
+        &ProfileConfig::new(64 * KIB).with_total(64 * MIB),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let q = p.params;
-    eprintln!("wd100efax 64 KiB profile: {}", serde_json::to_string(&p).unwrap());
+    eprintln!(
+        "wd100efax 64 KiB profile: {}",
+        serde_json::to_string(&p).unwrap()
+    );
     let holds = [
         ("L_f ns", q.l_f_ns, paper::WD10TB_64K_L_F_NS),
         ("L_m ns", q.l_m_ns, paper::WD10TB_64K_L_M_NS),
@@ -42,13 +55,25 @@ fn wd100efax_64k_profile_matches_the_paper_within_15_percent() {
         .filter(|(name, m, p)| deviation(name, *m, *p).abs() > 0.15)
         .map(|(name, m, p)| format!("{name} {m} vs paper {p}"))
         .collect();
-    assert!(misses.is_empty(), "outside ±15% of the paper: {}", misses.join("; "));
+    assert!(
+        misses.is_empty(),
+        "outside ±15% of the paper: {}",
+        misses.join("; ")
+    );
     // The reported misses.
     deviation("L_s ns (known miss)", q.l_s_ns, paper::WD10TB_64K_L_S_NS);
     deviation("T_f ns (known miss)", q.t_f_ns, paper::WD10TB_64K_T_F_NS);
-    assert!((8_333_333..=8_333_333 + 2_500_000).contains(&q.l_s_ns), "L_s {}: one revolution plus a drain", q.l_s_ns);
+    assert!(
+        (8_333_333..=8_333_333 + 2_500_000).contains(&q.l_s_ns),
+        "L_s {}: one revolution plus a drain",
+        q.l_s_ns
+    );
     let back_to_back = q.w_f_bytes / q.write_bytes * q.l_f_ns;
-    assert!((q.t_f_ns as f64 / back_to_back as f64 - 1.0).abs() <= 0.01, "T_f {} vs W_f/s x L_f {back_to_back}", q.t_f_ns);
+    assert!(
+        (q.t_f_ns as f64 / back_to_back as f64 - 1.0).abs() <= 0.01,
+        "T_f {} vs W_f/s x L_f {back_to_back}",
+        q.t_f_ns
+    );
     // A clean staircase: every fast write before the first slow one, one slow
     // write per spike.
     assert_eq!((p.stray_writes, p.params.w_s_bytes), (0, 64 * KIB));
@@ -59,14 +84,21 @@ fn wd100efax_64k_profile_matches_the_paper_within_15_percent() {
 #[test]
 fn wd100efax_with_a_host_turnaround_has_the_papers_t_f() {
     let mut d = open_device("wd100efax").unwrap();
-    let cfg = ProfileConfig::new(64 * KIB).with_total(64 * MIB).with_turnaround(54_000);
-    let q = profile(d.as_mut(), &cfg).unwrap_or_else(|e| panic!("{e}")).params;
+    let cfg = ProfileConfig::new(64 * KIB)
+        .with_total(64 * MIB)
+        .with_turnaround(54_000);
+    let q = profile(d.as_mut(), &cfg)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .params;
     for (name, m, p) in [
         ("T_f ns", q.t_f_ns, paper::WD10TB_64K_T_F_NS),
         ("L_f ns", q.l_f_ns, paper::WD10TB_64K_L_F_NS),
         ("W_f bytes", q.w_f_bytes, paper::WD10TB_64K_W_F_BYTES),
     ] {
-        assert!(deviation(name, m, p).abs() <= 0.15, "{name} {m} vs paper {p}");
+        assert!(
+            deviation(name, m, p).abs() <= 0.15,
+            "{name} {m} vs paper {p}"
+        );
     }
 }
 
@@ -76,7 +108,8 @@ fn wd100efax_profiles_are_deterministic() {
         let mut d = open_device("wd100efax").unwrap();
         let cfg = ProfileConfig::new(64 * KIB).with_total(32 * MIB);
         let trace = record_trace(d.as_mut(), &cfg).unwrap();
-        let analysis = zonelab_systems::mios::analyse(&trace).map(|p| serde_json::to_string(&p).unwrap());
+        let analysis =
+            zonelab_systems::mios::analyse(&trace).map(|p| serde_json::to_string(&p).unwrap());
         (trace, analysis)
     };
     assert_eq!(run(), run());
@@ -90,9 +123,16 @@ fn accuracy(scale: f64) -> AccuracyReport {
         "wd100efax predictor accuracy, {} writes of {} B, {} syncs (scale {scale}): profile {:?}",
         r.writes, r.write_bytes, r.syncs, r.params
     );
-    for (st, paper) in [(WriteState::F, paper::ACCURACY_F), (WriteState::M, paper::ACCURACY_M), (WriteState::S, paper::ACCURACY_S)] {
+    for (st, paper) in [
+        (WriteState::F, paper::ACCURACY_F),
+        (WriteState::M, paper::ACCURACY_M),
+        (WriteState::S, paper::ACCURACY_S),
+    ] {
         let a = r.state(st);
-        eprintln!("  {st}: {}/{} = {:?} (paper {paper})", a.correct, a.actual, a.accuracy);
+        eprintln!(
+            "  {st}: {}/{} = {:?} (paper {paper})",
+            a.correct, a.actual, a.accuracy
+        );
     }
     eprintln!("  confusion[predicted][actual] = {:?}", r.confusion);
     r
@@ -102,7 +142,10 @@ fn accuracy(scale: f64) -> AccuracyReport {
 #[test]
 fn wd100efax_predictor_tracks_fast_and_mid_writes() {
     let r = accuracy(0.01);
-    assert!(r.f.accuracy.unwrap_or(0.0) >= 0.95 && r.m.accuracy.unwrap_or(0.0) >= 0.95, "{r:?}");
+    assert!(
+        r.f.accuracy.unwrap_or(0.0) >= 0.95 && r.m.accuracy.unwrap_or(0.0) >= 0.95,
+        "{r:?}"
+    );
     assert!(r.s.actual > 0);
 }
 

@@ -94,11 +94,19 @@ impl Default for JobSpec {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum JobError {
     #[error("job option `{option}` = {value}: {reason}")]
-    BadOption { option: &'static str, value: String, reason: String },
+    BadOption {
+        option: &'static str,
+        value: String,
+        reason: String,
+    },
 }
 
 fn bad(option: &'static str, value: impl std::fmt::Display, reason: impl Into<String>) -> JobError {
-    JobError::BadOption { option, value: value.to_string(), reason: reason.into() }
+    JobError::BadOption {
+        option,
+        value: value.to_string(),
+        reason: reason.into(),
+    }
 }
 
 /// One step of a job: an optional zone reset to do first, then a command.
@@ -147,14 +155,26 @@ struct ZonedState {
 
 impl JobSpec {
     /// Validates the spec against a device and builds one stream per job.
-    pub fn streams(&self, device: &dyn Device, rngs: &zonelab_engine::RngStreams) -> Result<Vec<JobStream>, JobError> {
+    pub fn streams(
+        &self,
+        device: &dyn Device,
+        rngs: &zonelab_engine::RngStreams,
+    ) -> Result<Vec<JobStream>, JobError> {
         let info = device.info();
         let bb = info.block_bytes as u64;
         if self.block_size_bytes == 0 || !self.block_size_bytes.is_multiple_of(bb) {
-            return Err(bad("bs", self.block_size_bytes, format!("must be a positive multiple of the device's {bb}-byte block")));
+            return Err(bad(
+                "bs",
+                self.block_size_bytes,
+                format!("must be a positive multiple of the device's {bb}-byte block"),
+            ));
         }
         if self.block_size_bytes > u32::MAX as u64 * bb {
-            return Err(bad("bs", self.block_size_bytes, "too large for one command"));
+            return Err(bad(
+                "bs",
+                self.block_size_bytes,
+                "too large for one command",
+            ));
         }
         if self.iodepth == 0 || self.iodepth > 65_536 {
             return Err(bad("iodepth", self.iodepth, "must be in 1..=65536"));
@@ -163,37 +183,72 @@ impl JobSpec {
             return Err(bad("numjobs", self.numjobs, "must be in 1..=1024"));
         }
         if self.rwmixread_percent > 100 {
-            return Err(bad("rwmixread", self.rwmixread_percent, "must be in 0..=100"));
+            return Err(bad(
+                "rwmixread",
+                self.rwmixread_percent,
+                "must be in 0..=100",
+            ));
         }
         if !self.offset_bytes.is_multiple_of(bb) {
-            return Err(bad("offset", self.offset_bytes, format!("must be a multiple of the device's {bb}-byte block")));
+            return Err(bad(
+                "offset",
+                self.offset_bytes,
+                format!("must be a multiple of the device's {bb}-byte block"),
+            ));
         }
         let capacity = info.capacity_bytes();
         if self.offset_bytes >= capacity {
-            return Err(bad("offset", self.offset_bytes, format!("beyond the device's {capacity} bytes")));
+            return Err(bad(
+                "offset",
+                self.offset_bytes,
+                format!("beyond the device's {capacity} bytes"),
+            ));
         }
         let size = self.size_bytes.unwrap_or(capacity - self.offset_bytes);
         if size == 0 || self.offset_bytes + size > capacity {
-            return Err(bad("size", size, format!("region must be non-empty and end within the device's {capacity} bytes")));
+            return Err(bad(
+                "size",
+                size,
+                format!("region must be non-empty and end within the device's {capacity} bytes"),
+            ));
         }
-        let part_bytes = (size / self.numjobs as u64) / self.block_size_bytes * self.block_size_bytes;
+        let part_bytes =
+            (size / self.numjobs as u64) / self.block_size_bytes * self.block_size_bytes;
         if part_bytes == 0 {
-            return Err(bad("size", size, "too small for one block-size request per job"));
+            return Err(bad(
+                "size",
+                size,
+                "too small for one block-size request per job",
+            ));
         }
         let mut out = Vec::with_capacity(self.numjobs as usize);
         for j in 0..self.numjobs as u64 {
             let start = (self.offset_bytes + j * part_bytes) / bb;
             let zoned = match &info.zoned {
-                Some(z) => Some(self.zoned_state(device, z.zone_size_blocks, z.zone_capacity_blocks, z.max_open_zones, j as u32, start, part_bytes / bb)?),
+                Some(z) => Some(self.zoned_state(
+                    device,
+                    z.zone_size_blocks,
+                    z.zone_capacity_blocks,
+                    z.max_open_zones,
+                    j as u32,
+                    start,
+                    part_bytes / bb,
+                )?),
                 None => None,
             };
             // One pass over the region by default; on a zoned device that is the
             // zones' capacity, not their address space.
             let pass_bytes = match &zoned {
-                Some(z) if !z.zones.is_empty() => z.zones.len() as u64 * z.geom.capacity_blocks * bb,
+                Some(z) if !z.zones.is_empty() => {
+                    z.zones.len() as u64 * z.geom.capacity_blocks * bb
+                }
                 _ => part_bytes,
             };
-            let io = self.io_size_bytes.unwrap_or(if self.runtime_ns.is_some() { u64::MAX } else { pass_bytes });
+            let io = self.io_size_bytes.unwrap_or(if self.runtime_ns.is_some() {
+                u64::MAX
+            } else {
+                pass_bytes
+            });
             out.push(JobStream {
                 rw: self.rw,
                 bs_blocks: self.block_size_bytes / bb,
@@ -211,28 +266,70 @@ impl JobSpec {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn zoned_state(&self, device: &dyn Device, size_blocks: u64, capacity_blocks: u64, dev_max_open: u32, job: u32, start: Lba, blocks: u64) -> Result<ZonedState, JobError> {
+    fn zoned_state(
+        &self,
+        device: &dyn Device,
+        size_blocks: u64,
+        capacity_blocks: u64,
+        dev_max_open: u32,
+        job: u32,
+        start: Lba,
+        blocks: u64,
+    ) -> Result<ZonedState, JobError> {
         let first = start.div_ceil(size_blocks) as u32;
         let last = ((start + blocks) / size_blocks) as u32;
         let descriptors = device
             .report_zones(first, last.saturating_sub(first))
-            .map_err(|e| bad("size", blocks * device.info().block_bytes as u64, e.to_string()))?;
-        let zones: Vec<u32> = descriptors.iter().filter(|d| d.zone_type == ZoneType::SequentialWriteRequired).map(|d| d.index).collect();
+            .map_err(|e| {
+                bad(
+                    "size",
+                    blocks * device.info().block_bytes as u64,
+                    e.to_string(),
+                )
+            })?;
+        let zones: Vec<u32> = descriptors
+            .iter()
+            .filter(|d| d.zone_type == ZoneType::SequentialWriteRequired)
+            .map(|d| d.index)
+            .collect();
         let writes = !matches!(self.rw, RwMode::Read | RwMode::RandRead);
         if zones.is_empty() && writes {
-            return Err(bad("size", blocks * device.info().block_bytes as u64, "a zoned write job's region must hold at least one whole sequential zone per job"));
+            return Err(bad(
+                "size",
+                blocks * device.info().block_bytes as u64,
+                "a zoned write job's region must hold at least one whole sequential zone per job",
+            ));
         }
         let bs_blocks = self.block_size_bytes / device.info().block_bytes as u64;
         if bs_blocks > capacity_blocks {
-            return Err(bad("bs", self.block_size_bytes, "larger than the zone capacity"));
+            return Err(bad(
+                "bs",
+                self.block_size_bytes,
+                "larger than the zone capacity",
+            ));
         }
-        let cap = if dev_max_open == 0 { 8 } else { dev_max_open.min(8) };
+        let cap = if dev_max_open == 0 {
+            8
+        } else {
+            dev_max_open.min(8)
+        };
         if let Some(m) = self.max_open_zones {
             if dev_max_open > 0 && m > dev_max_open {
-                return Err(bad("max_open_zones", m, format!("exceeds the device's max-open limit of {dev_max_open}")));
+                return Err(bad(
+                    "max_open_zones",
+                    m,
+                    format!("exceeds the device's max-open limit of {dev_max_open}"),
+                ));
             }
             if writes && m < self.numjobs {
-                return Err(bad("max_open_zones", m, format!("below numjobs = {}: each zoned write job keeps a zone open", self.numjobs)));
+                return Err(bad(
+                    "max_open_zones",
+                    m,
+                    format!(
+                        "below numjobs = {}: each zoned write job keeps a zone open",
+                        self.numjobs
+                    ),
+                ));
             }
         }
         if writes && dev_max_open > 0 && self.numjobs > dev_max_open {
@@ -249,8 +346,24 @@ impl JobSpec {
             .collect::<Vec<_>>();
         let dirty = wp_blocks.iter().map(|&w| w > 0).collect();
         let reads = !matches!(self.rw, RwMode::Write | RwMode::RandWrite);
-        let read_pieces = if reads { read_pieces(device, size_blocks, bs_blocks, start, blocks)? } else { Vec::new() };
-        Ok(ZonedState { geom: ZoneGeom { size_blocks, capacity_blocks }, zones, wp_blocks, dirty, next_zone: 0, open: Vec::new(), open_target, read_pieces })
+        let read_pieces = if reads {
+            read_pieces(device, size_blocks, bs_blocks, start, blocks)?
+        } else {
+            Vec::new()
+        };
+        Ok(ZonedState {
+            geom: ZoneGeom {
+                size_blocks,
+                capacity_blocks,
+            },
+            zones,
+            wp_blocks,
+            dirty,
+            next_zone: 0,
+            open: Vec::new(),
+            open_target,
+            read_pieces,
+        })
     }
 }
 
@@ -258,12 +371,20 @@ impl JobSpec {
 /// in each zone it overlaps, the part below the zone's capacity, in whole
 /// `bs_blocks` requests (so reads stay inside the job's region even when it does
 /// not start or end at a zone boundary).
-fn read_pieces(device: &dyn Device, size_blocks: u64, bs_blocks: u64, start: Lba, blocks: u64) -> Result<Vec<(Lba, u64)>, JobError> {
+fn read_pieces(
+    device: &dyn Device,
+    size_blocks: u64,
+    bs_blocks: u64,
+    start: Lba,
+    blocks: u64,
+) -> Result<Vec<(Lba, u64)>, JobError> {
     let end = start + blocks;
     let first = start / size_blocks;
     let count = (end - 1) / size_blocks + 1 - first;
     let bytes = blocks * device.info().block_bytes as u64;
-    let descriptors = device.report_zones(first as u32, count as u32).map_err(|e| bad("size", bytes, e.to_string()))?;
+    let descriptors = device
+        .report_zones(first as u32, count as u32)
+        .map_err(|e| bad("size", bytes, e.to_string()))?;
     let mut pieces = Vec::with_capacity(descriptors.len());
     let mut slots = 0;
     for d in &descriptors {
@@ -300,7 +421,9 @@ impl JobStream {
         let is_read = match self.rw {
             RwMode::Read | RwMode::RandRead => true,
             RwMode::Write | RwMode::RandWrite => false,
-            RwMode::ReadWrite | RwMode::RandRw => uniform_below(&mut self.rng, 100) < self.mix_read_percent as u64,
+            RwMode::ReadWrite | RwMode::RandRw => {
+                uniform_below(&mut self.rng, 100) < self.mix_read_percent as u64
+            }
         };
         let step = match (self.zoned.is_some(), is_read) {
             (false, _) => self.block_step(is_read),
@@ -323,8 +446,15 @@ impl JobStream {
         };
         let lba = self.region_start + slot * self.bs_blocks;
         let blocks = self.bs_blocks as u32;
-        let cmd = if is_read { Command::Read { lba, blocks } } else { Command::Write { lba, blocks } };
-        Step { reset_zone_first: None, cmd }
+        let cmd = if is_read {
+            Command::Read { lba, blocks }
+        } else {
+            Command::Write { lba, blocks }
+        };
+        Step {
+            reset_zone_first: None,
+            cmd,
+        }
     }
 
     fn zoned_read(&mut self) -> Step {
@@ -332,7 +462,11 @@ impl JobStream {
         let z = self.zoned.as_ref().expect("zoned");
         // Reads cover each zone's capacity (not the gap up to the zone size) inside
         // the job's region.
-        let total = z.read_pieces.last().expect("a reading job has read pieces").1;
+        let total = z
+            .read_pieces
+            .last()
+            .expect("a reading job has read pieces")
+            .1;
         let slot = if self.rw.is_random() {
             uniform_below(&mut self.rng, total)
         } else {
@@ -343,7 +477,13 @@ impl JobStream {
         let k = z.read_pieces.partition_point(|&(_, end)| end <= slot);
         let before = if k == 0 { 0 } else { z.read_pieces[k - 1].1 };
         let lba = z.read_pieces[k].0 + (slot - before) * bs;
-        Step { reset_zone_first: None, cmd: Command::Read { lba, blocks: bs as u32 } }
+        Step {
+            reset_zone_first: None,
+            cmd: Command::Read {
+                lba,
+                blocks: bs as u32,
+            },
+        }
     }
 
     fn zoned_write(&mut self) -> Step {
@@ -384,7 +524,13 @@ impl JobStream {
         if z.wp_blocks[idx] == cap {
             z.open.retain(|&i| i != idx);
         }
-        Step { reset_zone_first: reset, cmd: Command::Write { lba: zone_start + wp, blocks: blocks as u32 } }
+        Step {
+            reset_zone_first: reset,
+            cmd: Command::Write {
+                lba: zone_start + wp,
+                blocks: blocks as u32,
+            },
+        }
     }
 }
 
@@ -417,5 +563,8 @@ impl ZonedState {
 
 /// A zone reset command for `zone_lba`.
 pub fn reset_command(zone_lba: Lba) -> Command {
-    Command::Zone { action: ZoneAction::Reset, zone_lba }
+    Command::Zone {
+        action: ZoneAction::Reset,
+        zone_lba,
+    }
 }

@@ -43,10 +43,42 @@ pub struct PanguNode {
 
 /// MIOS Table 1.
 pub const PANGU_TABLE_1: [PanguNode; 4] = [
-    PanguNode { name: "pangu_a", duration_min: 45.0, written_gb: 18.5, read_gb: 1.4, avg_request_kb: 56.0, peak_krps: 3.4, avg_krps: 0.23 },
-    PanguNode { name: "pangu_b", duration_min: 30.0, written_gb: 74.4, read_gb: 2.0, avg_request_kb: 17.7, peak_krps: 9.3, avg_krps: 2.5 },
-    PanguNode { name: "pangu_c", duration_min: 30.0, written_gb: 10.7, read_gb: 2.1, avg_request_kb: 4.2, peak_krps: 9.6, avg_krps: 2.7 },
-    PanguNode { name: "pangu_d", duration_min: 26.0, written_gb: 10.1, read_gb: 1.7, avg_request_kb: 4.1, peak_krps: 11.1, avg_krps: 3.0 },
+    PanguNode {
+        name: "pangu_a",
+        duration_min: 45.0,
+        written_gb: 18.5,
+        read_gb: 1.4,
+        avg_request_kb: 56.0,
+        peak_krps: 3.4,
+        avg_krps: 0.23,
+    },
+    PanguNode {
+        name: "pangu_b",
+        duration_min: 30.0,
+        written_gb: 74.4,
+        read_gb: 2.0,
+        avg_request_kb: 17.7,
+        peak_krps: 9.3,
+        avg_krps: 2.5,
+    },
+    PanguNode {
+        name: "pangu_c",
+        duration_min: 30.0,
+        written_gb: 10.7,
+        read_gb: 2.1,
+        avg_request_kb: 4.2,
+        peak_krps: 9.6,
+        avg_krps: 2.7,
+    },
+    PanguNode {
+        name: "pangu_d",
+        duration_min: 26.0,
+        written_gb: 10.1,
+        read_gb: 1.7,
+        avg_request_kb: 4.1,
+        peak_krps: 11.1,
+        avg_krps: 3.0,
+    },
 ];
 
 pub fn find_node(name: &str) -> Option<&'static PanguNode> {
@@ -77,7 +109,11 @@ fn alpha_for_mean(target: f64) -> f64 {
     let (mut lo, mut hi): (f64, f64) = (0.05, 3.95);
     for _ in 0..100 {
         let mid = (lo + hi) / 2.0;
-        let mid = if (mid - 1.0).abs() < 1e-6 || (mid - 2.0).abs() < 1e-6 { mid + 1e-5 } else { mid };
+        let mid = if (mid - 1.0).abs() < 1e-6 || (mid - 2.0).abs() < 1e-6 {
+            mid + 1e-5
+        } else {
+            mid
+        };
         if power_law_mean(mid) > target {
             lo = mid;
         } else {
@@ -133,14 +169,16 @@ impl PanguTrace {
         let requests = (node.avg_krps * 1e3 * duration_s).round().max(1.0) as u64;
         // Table 1's sizes are in KB (10^3 bytes).
         let mean = node.avg_request_kb * 1e3;
-        let reads = (requests as f64 * node.read_gb / (node.written_gb + node.read_gb)).round() as u64;
+        let reads =
+            (requests as f64 * node.read_gb / (node.written_gb + node.read_gb)).round() as u64;
         // Small mix: 4 KiB and 8 KiB (mean 6 KiB) plus, if the mean needs it, 20%
         // large requests whose power-law exponent is solved for the mean.
         let (large_p, alpha, small_4k_p) = if mean > SMALL_MEAN {
             let large_mean = (mean - (1.0 - LARGE_SHARE) * SMALL_MEAN) / LARGE_SHARE;
             let alpha = alpha_for_mean(large_mean);
             // A mean the tail cannot reach with 20% large requests: fewer, lighter ones.
-            let p = ((mean - SMALL_MEAN) / (power_law_mean(alpha) - SMALL_MEAN)).clamp(0.0, LARGE_SHARE);
+            let p = ((mean - SMALL_MEAN) / (power_law_mean(alpha) - SMALL_MEAN))
+                .clamp(0.0, LARGE_SHARE);
             (p, alpha, 0.5)
         } else {
             // All small: p4·4 + (1−p4)·8 = mean (KiB), clamped to [4, 8] KiB.
@@ -202,12 +240,21 @@ impl PanguTrace {
             if self.time_ns >= self.phase_end_ns {
                 // Phase lengths: mean 1 s at the peak; off phases sized so the
                 // peak holds `peak_fraction` of the time.
-                let mean_off = PHASE_MEAN_NS * (1.0 - self.peak_fraction) / self.peak_fraction.max(1e-9);
+                let mean_off =
+                    PHASE_MEAN_NS * (1.0 - self.peak_fraction) / self.peak_fraction.max(1e-9);
                 self.at_peak = !self.at_peak;
-                let len = if self.at_peak { self.exp(PHASE_MEAN_NS) } else { self.exp(mean_off) };
+                let len = if self.at_peak {
+                    self.exp(PHASE_MEAN_NS)
+                } else {
+                    self.exp(mean_off)
+                };
                 self.phase_end_ns = self.time_ns + len;
             }
-            let rate = if self.at_peak { self.peak_rate_per_ns } else { self.low_rate_per_ns };
+            let rate = if self.at_peak {
+                self.peak_rate_per_ns
+            } else {
+                self.low_rate_per_ns
+            };
             let t = self.time_ns + self.exp(1.0 / rate);
             if t <= self.phase_end_ns {
                 self.time_ns = t;
@@ -252,13 +299,23 @@ impl Iterator for PanguTrace {
             s.writes += 1;
             s.small_writes += (size <= 10 * KIB) as u64;
             s.written_bytes += size;
-            Some(TraceRecord { time_ns, op: TraceOp::Write, offset_bytes: offset, size_bytes: size })
+            Some(TraceRecord {
+                time_ns,
+                op: TraceOp::Write,
+                offset_bytes: offset,
+                size_bytes: size,
+            })
         } else {
             self.reads_left -= 1;
             let span = self.written_extent_end.max(size).min(self.capacity_bytes);
             let offset = uniform_below(&mut self.rng, ((span - size) / (4 * KIB)).max(1)) * 4 * KIB;
             self.summary.read_bytes += size;
-            Some(TraceRecord { time_ns, op: TraceOp::Read, offset_bytes: offset, size_bytes: size })
+            Some(TraceRecord {
+                time_ns,
+                op: TraceOp::Read,
+                offset_bytes: offset,
+                size_bytes: size,
+            })
         }
     }
 }
@@ -269,7 +326,12 @@ mod tests {
     use zonelab_engine::{RngStreams, GIB};
 
     fn gen(node: &PanguNode, scale: f64, seed: u64) -> (Vec<TraceRecord>, PanguSummary) {
-        let mut t = PanguTrace::new(*node, scale, 512 * GIB, RngStreams::new(seed).stream("pangu"));
+        let mut t = PanguTrace::new(
+            *node,
+            scale,
+            512 * GIB,
+            RngStreams::new(seed).stream("pangu"),
+        );
         let recs: Vec<_> = t.by_ref().collect();
         (recs, t.summary)
     }
@@ -281,15 +343,39 @@ mod tests {
             let (recs, s) = gen(node, scale, 1);
             let secs = node.duration_min * 60.0 * scale;
             let krps = s.requests as f64 / secs / 1e3;
-            assert!((krps - node.avg_krps).abs() / node.avg_krps < 0.02, "{}: {krps} KRPS", node.name);
+            assert!(
+                (krps - node.avg_krps).abs() / node.avg_krps < 0.02,
+                "{}: {krps} KRPS",
+                node.name
+            );
             let span_s = s.span_ns as f64 / 1e9;
-            assert!((span_s - secs).abs() / secs < 0.2, "{}: spans {span_s} s, want {secs}", node.name);
+            assert!(
+                (span_s - secs).abs() / secs < 0.2,
+                "{}: spans {span_s} s, want {secs}",
+                node.name
+            );
             let mean_kb = (s.written_bytes + s.read_bytes) as f64 / s.requests as f64 / 1e3;
-            assert!((mean_kb - node.avg_request_kb).abs() / node.avg_request_kb < 0.1, "{}: mean {mean_kb} KB", node.name);
-            assert!(s.small_writes as f64 / s.writes as f64 > 0.75, "{}: small share", node.name);
+            assert!(
+                (mean_kb - node.avg_request_kb).abs() / node.avg_request_kb < 0.1,
+                "{}: mean {mean_kb} KB",
+                node.name
+            );
+            assert!(
+                s.small_writes as f64 / s.writes as f64 > 0.75,
+                "{}: small share",
+                node.name
+            );
             let write_ratio = s.writes as f64 / s.requests as f64;
-            assert!((0.77..=0.98).contains(&write_ratio), "{}: write ratio {write_ratio}", node.name);
-            assert!(s.peak_rps as f64 > node.avg_krps * 1e3 * 1.5, "{}: bursts", node.name);
+            assert!(
+                (0.77..=0.98).contains(&write_ratio),
+                "{}: write ratio {write_ratio}",
+                node.name
+            );
+            assert!(
+                s.peak_rps as f64 > node.avg_krps * 1e3 * 1.5,
+                "{}: bursts",
+                node.name
+            );
             assert!(recs.windows(2).all(|w| w[0].time_ns <= w[1].time_ns));
         }
     }

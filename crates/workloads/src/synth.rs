@@ -47,16 +47,76 @@ pub struct TraceProfile {
 
 /// MU-RMW Table I.
 pub const MSR_TABLE_I: [TraceProfile; 10] = [
-    TraceProfile { name: "rsrch_0", written_gb: 4.96, read_gb: 0.51, write_ratio: 0.9068, update_ratio: 0.9992 },
-    TraceProfile { name: "src1_2", written_gb: 5.43, read_gb: 1.85, write_ratio: 0.7463, update_ratio: 0.9987 },
-    TraceProfile { name: "src2_0", written_gb: 5.27, read_gb: 0.67, write_ratio: 0.8866, update_ratio: 0.9986 },
-    TraceProfile { name: "src2_2", written_gb: 3.07, read_gb: 1.34, write_ratio: 0.6967, update_ratio: 0.9984 },
-    TraceProfile { name: "stg_0", written_gb: 6.57, read_gb: 1.18, write_ratio: 0.8481, update_ratio: 0.9992 },
-    TraceProfile { name: "stg_1", written_gb: 3.04, read_gb: 5.34, write_ratio: 0.3625, update_ratio: 0.9992 },
-    TraceProfile { name: "ts_0", written_gb: 5.66, read_gb: 1.21, write_ratio: 0.8242, update_ratio: 0.9986 },
-    TraceProfile { name: "usr_0", written_gb: 5.09, read_gb: 3.45, write_ratio: 0.5958, update_ratio: 0.9988 },
-    TraceProfile { name: "wdev_0", written_gb: 3.49, read_gb: 0.88, write_ratio: 0.7992, update_ratio: 0.9976 },
-    TraceProfile { name: "web_0", written_gb: 5.43, read_gb: 2.31, write_ratio: 0.7012, update_ratio: 0.9982 },
+    TraceProfile {
+        name: "rsrch_0",
+        written_gb: 4.96,
+        read_gb: 0.51,
+        write_ratio: 0.9068,
+        update_ratio: 0.9992,
+    },
+    TraceProfile {
+        name: "src1_2",
+        written_gb: 5.43,
+        read_gb: 1.85,
+        write_ratio: 0.7463,
+        update_ratio: 0.9987,
+    },
+    TraceProfile {
+        name: "src2_0",
+        written_gb: 5.27,
+        read_gb: 0.67,
+        write_ratio: 0.8866,
+        update_ratio: 0.9986,
+    },
+    TraceProfile {
+        name: "src2_2",
+        written_gb: 3.07,
+        read_gb: 1.34,
+        write_ratio: 0.6967,
+        update_ratio: 0.9984,
+    },
+    TraceProfile {
+        name: "stg_0",
+        written_gb: 6.57,
+        read_gb: 1.18,
+        write_ratio: 0.8481,
+        update_ratio: 0.9992,
+    },
+    TraceProfile {
+        name: "stg_1",
+        written_gb: 3.04,
+        read_gb: 5.34,
+        write_ratio: 0.3625,
+        update_ratio: 0.9992,
+    },
+    TraceProfile {
+        name: "ts_0",
+        written_gb: 5.66,
+        read_gb: 1.21,
+        write_ratio: 0.8242,
+        update_ratio: 0.9986,
+    },
+    TraceProfile {
+        name: "usr_0",
+        written_gb: 5.09,
+        read_gb: 3.45,
+        write_ratio: 0.5958,
+        update_ratio: 0.9988,
+    },
+    TraceProfile {
+        name: "wdev_0",
+        written_gb: 3.49,
+        read_gb: 0.88,
+        write_ratio: 0.7992,
+        update_ratio: 0.9976,
+    },
+    TraceProfile {
+        name: "web_0",
+        written_gb: 5.43,
+        read_gb: 2.31,
+        write_ratio: 0.7012,
+        update_ratio: 0.9982,
+    },
 ];
 
 /// Finds a Table I profile by trace name.
@@ -65,14 +125,21 @@ pub fn find_profile(name: &str) -> Option<&'static TraceProfile> {
 }
 
 /// (size, weight in a deck of 20 cards): 45%, 20%, 10%, 10%, 15%.
-const SIZE_MIX: [(u64, u64); 5] = [(4 * KIB, 9), (8 * KIB, 4), (16 * KIB, 2), (32 * KIB, 2), (64 * KIB, 3)];
+const SIZE_MIX: [(u64, u64); 5] = [
+    (4 * KIB, 9),
+    (8 * KIB, 4),
+    (16 * KIB, 2),
+    (32 * KIB, 2),
+    (64 * KIB, 3),
+];
 const HOT_REGIONS: u64 = 8;
 const BURST_MEAN_REQUESTS: u64 = 64;
 const BURST_GAP_MEAN_NS: f64 = 2e6;
 const TRACE_SPAN_NS: f64 = 7.0 * 24.0 * 3600.0 * NS_PER_S as f64;
 
 fn mean_size_bytes() -> f64 {
-    SIZE_MIX.iter().map(|(s, w)| (*s * *w) as f64).sum::<f64>() / SIZE_MIX.iter().map(|(_, w)| *w as f64).sum::<f64>()
+    SIZE_MIX.iter().map(|(s, w)| (*s * *w) as f64).sum::<f64>()
+        / SIZE_MIX.iter().map(|(_, w)| *w as f64).sum::<f64>()
 }
 
 /// What a generator produced, to compare with its profile.
@@ -124,7 +191,8 @@ impl SynthTrace {
         let requests = (writes + reads).max(1);
         let bursts = requests.div_ceil(BURST_MEAN_REQUESTS).max(1);
         let busy_ns = requests as f64 * BURST_GAP_MEAN_NS;
-        let idle_mean_ns = ((TRACE_SPAN_NS * scale.min(1.0) - busy_ns) / bursts as f64).max(BURST_GAP_MEAN_NS);
+        let idle_mean_ns =
+            ((TRACE_SPAN_NS * scale.min(1.0) - busy_ns) / bursts as f64).max(BURST_GAP_MEAN_NS);
         let region_bytes = (capacity_bytes / HOT_REGIONS) / (4 * KIB) * (4 * KIB);
         Self {
             profile,
@@ -154,7 +222,10 @@ impl SynthTrace {
     fn size(&mut self, is_write: bool) -> u64 {
         let d = is_write as usize;
         if self.size_decks[d].is_empty() {
-            let mut deck: Vec<u64> = SIZE_MIX.iter().flat_map(|&(s, w)| std::iter::repeat_n(s, w as usize)).collect();
+            let mut deck: Vec<u64> = SIZE_MIX
+                .iter()
+                .flat_map(|&(s, w)| std::iter::repeat_n(s, w as usize))
+                .collect();
             // Fisher-Yates.
             for i in (1..deck.len()).rev() {
                 let j = uniform_below(&mut self.rng, i as u64 + 1) as usize;
@@ -227,7 +298,12 @@ impl Iterator for SynthTrace {
                 e
             };
             self.summary.written_bytes += size;
-            Some(TraceRecord { time_ns, op: TraceOp::Write, offset_bytes: offset, size_bytes: size })
+            Some(TraceRecord {
+                time_ns,
+                op: TraceOp::Write,
+                offset_bytes: offset,
+                size_bytes: size,
+            })
         } else {
             self.reads_left -= 1;
             let (offset, size) = if !self.extents.is_empty() && self.unit() < 0.8 {
@@ -240,7 +316,12 @@ impl Iterator for SynthTrace {
                 (uniform_below(&mut self.rng, slots.max(1)) * 4 * KIB, size)
             };
             self.summary.read_bytes += size;
-            Some(TraceRecord { time_ns, op: TraceOp::Read, offset_bytes: offset, size_bytes: size })
+            Some(TraceRecord {
+                time_ns,
+                op: TraceOp::Read,
+                offset_bytes: offset,
+                size_bytes: size,
+            })
         }
     }
 }
@@ -262,12 +343,30 @@ mod tests {
         for p in MSR_TABLE_I {
             let (recs, s) = gen(p.name, 0.01, 1);
             assert_eq!(recs.len() as u64, s.requests);
-            assert!((s.write_ratio() - p.write_ratio).abs() < 0.01, "{}: write ratio {}", p.name, s.write_ratio());
-            assert!((s.update_ratio() - p.update_ratio).abs() < 0.005, "{}: update ratio {}", p.name, s.update_ratio());
+            assert!(
+                (s.write_ratio() - p.write_ratio).abs() < 0.01,
+                "{}: write ratio {}",
+                p.name,
+                s.write_ratio()
+            );
+            assert!(
+                (s.update_ratio() - p.update_ratio).abs() < 0.005,
+                "{}: update ratio {}",
+                p.name,
+                s.update_ratio()
+            );
             let w = s.written_bytes as f64 / 1e9 / 0.01;
             let r = s.read_bytes as f64 / 1e9 / 0.01;
-            assert!((w - p.written_gb).abs() / p.written_gb < 0.05, "{}: written {w} GB", p.name);
-            assert!((r - p.read_gb).abs() / p.read_gb < 0.08, "{}: read {r} GB", p.name);
+            assert!(
+                (w - p.written_gb).abs() / p.written_gb < 0.05,
+                "{}: written {w} GB",
+                p.name
+            );
+            assert!(
+                (r - p.read_gb).abs() / p.read_gb < 0.08,
+                "{}: read {r} GB",
+                p.name
+            );
         }
     }
 

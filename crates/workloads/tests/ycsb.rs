@@ -3,10 +3,13 @@
 //! keys, throttling, determinism.
 
 use zonelab_engine::RngStreams;
-use zonelab_workloads::ycsb::generators::{AcknowledgedCounter, DiscreteGenerator, HotspotGenerator, UniformLongGenerator};
+use zonelab_workloads::ycsb::generators::{
+    AcknowledgedCounter, DiscreteGenerator, HotspotGenerator, UniformLongGenerator,
+};
 use zonelab_workloads::ycsb::zipfian::{
-    zeta_fast, zeta_range, zeta_static, ScrambledZipfianGenerator, SkewedLatestGenerator, ZipfianGenerator, ITEM_COUNT,
-    USED_ZIPFIAN_CONSTANT, ZETAN, ZETAN_SCRAMBLED_0_9, ZETAN_SCRAMBLED_1_2, ZETA_EXACT_TERMS, ZIPFIAN_CONSTANT,
+    zeta_fast, zeta_range, zeta_static, ScrambledZipfianGenerator, SkewedLatestGenerator,
+    ZipfianGenerator, ITEM_COUNT, USED_ZIPFIAN_CONSTANT, ZETAN, ZETAN_SCRAMBLED_0_9,
+    ZETAN_SCRAMBLED_1_2, ZETA_EXACT_TERMS, ZIPFIAN_CONSTANT,
 };
 use zonelab_workloads::ycsb::*;
 
@@ -34,18 +37,30 @@ fn fnvhash64_matches_ycsb_utils() {
     for (v, h) in cases {
         assert_eq!(fnvhash64(v), h, "fnvhash64({v})");
     }
-    assert_eq!(zonelab_workloads::ycsb::keys::FNV_OFFSET_BASIS_64, 0xCBF29CE484222325);
+    assert_eq!(
+        zonelab_workloads::ycsb::keys::FNV_OFFSET_BASIS_64,
+        0xCBF29CE484222325
+    );
     assert_eq!(zonelab_workloads::ycsb::keys::FNV_PRIME_64, 1099511628211);
 }
 
 #[test]
 fn key_names_follow_build_key_name() {
     // "user6284781860667377211" is YCSB's well-known first key.
-    assert_eq!(build_key_name(0, 1, InsertOrder::Hashed), "user6284781860667377211");
-    assert_eq!(build_key_name(1, 1, InsertOrder::Hashed), "user8517097267634966620");
+    assert_eq!(
+        build_key_name(0, 1, InsertOrder::Hashed),
+        "user6284781860667377211"
+    );
+    assert_eq!(
+        build_key_name(1, 1, InsertOrder::Hashed),
+        "user8517097267634966620"
+    );
     assert_eq!(build_key_name(5, 1, InsertOrder::Ordered), "user5");
     assert_eq!(build_key_name(5, 4, InsertOrder::Ordered), "user0005");
-    assert_eq!(build_key_name(42, 20, InsertOrder::Hashed), "user00055488592825689361");
+    assert_eq!(
+        build_key_name(42, 20, InsertOrder::Hashed),
+        "user00055488592825689361"
+    );
     for k in [0u64, 1, 42, 999_999, 1 << 40] {
         for order in [InsertOrder::Hashed, InsertOrder::Ordered] {
             let k24 = key_24(k, order);
@@ -70,13 +85,19 @@ fn zetan_constant_is_pinned_and_reproduced() {
     // rounding of YCSB's 10^10-term f64 sum).
     assert_eq!(ZETAN.to_bits(), 0x403a_7812_3b73_8f4c);
     let fast = zeta_fast(ITEM_COUNT, 0.99);
-    assert!(((fast - ZETAN) / ZETAN).abs() < 1e-11, "zeta_fast(1e10, 0.99) = {fast}, ZETAN = {ZETAN}");
+    assert!(
+        ((fast - ZETAN) / ZETAN).abs() < 1e-11,
+        "zeta_fast(1e10, 0.99) = {fast}, ZETAN = {ZETAN}"
+    );
     // The pinned zetas of ZoneLab's α = 0.9 and 1.2 (YCSB's loop over 10^10 + 1
     // terms); the f64 loop drifts from the true sum by up to ~4e-11 relative (θ = 1.2:
     // tiny terms added to a total of 5.5).
     for (theta, pinned) in [(0.9, ZETAN_SCRAMBLED_0_9), (1.2, ZETAN_SCRAMBLED_1_2)] {
         let fast = zeta_fast(ITEM_COUNT + 1, theta);
-        assert!(((fast - pinned) / pinned).abs() < 1e-10, "θ={theta}: fast {fast} pinned {pinned}");
+        assert!(
+            ((fast - pinned) / pinned).abs() < 1e-10,
+            "θ={theta}: fast {fast} pinned {pinned}"
+        );
     }
 }
 
@@ -91,7 +112,10 @@ fn zeta_sums_follow_ycsb_loop() {
         }
         assert_eq!(zeta_static(1000, theta), expect);
         // Incremental extension (YCSB's nextLong when items grow) is the same sum.
-        assert_eq!(zeta_range(400, 1000, theta, zeta_static(400, theta)), expect);
+        assert_eq!(
+            zeta_range(400, 1000, theta, zeta_static(400, theta)),
+            expect
+        );
         // Below the threshold zeta_fast is the loop; above it, within 1e-12.
         assert_eq!(zeta_fast(1000, theta), expect);
         let n = ZETA_EXACT_TERMS * 3 + 7;
@@ -127,15 +151,21 @@ fn zipfian_frequencies_follow_the_formula() {
             let p = 1.0 / (((rank + 1) as f64).powf(theta) * zetan);
             let got = h[rank as usize] as f64 / samples as f64;
             let sigma = (p * (1.0 - p) / samples as f64).sqrt();
-            assert!((got - p).abs() < 5.0 * sigma, "θ={theta} rank {rank}: got {got}, want {p}");
+            assert!(
+                (got - p).abs() < 5.0 * sigma,
+                "θ={theta} rank {rank}: got {got}, want {p}"
+            );
         }
         // Beyond, Gray's inverse `(long)(n·(eta·u − eta + 1)^alpha)` gives the CDF
         // F(k) = max((1 + 0.5^θ)/zetan, 1 − (1 − ((k+1)/n)^(1−θ))/eta) for k ≥ 1
         // (for θ < 1 and θ > 1 alike); the run must follow it...
-        let eta = (1.0 - (2.0 / n as f64).powf(1.0 - theta)) / (1.0 - zeta_static(2, theta) / zetan);
+        let eta =
+            (1.0 - (2.0 / n as f64).powf(1.0 - theta)) / (1.0 - zeta_static(2, theta) / zetan);
         let cdf = |k: u64| -> f64 {
             let c = ((k + 1) as f64 / n as f64).powf(1.0 - theta);
-            ((1.0 + 0.5f64.powf(theta)) / zetan).max(1.0 - (1.0 - c) / eta).min(1.0)
+            ((1.0 + 0.5f64.powf(theta)) / zetan)
+                .max(1.0 - (1.0 - c) / eta)
+                .min(1.0)
         };
         let mut below = 0u64;
         for k in 0..n - 1 {
@@ -144,10 +174,18 @@ fn zipfian_frequencies_follow_the_formula() {
                 let got = below as f64 / samples as f64;
                 let p = cdf(k);
                 let sigma = (p * (1.0 - p) / samples as f64).sqrt();
-                assert!((got - p).abs() < 5.0 * sigma, "θ={theta} F({k}): got {got}, formula {p}");
+                assert!(
+                    (got - p).abs() < 5.0 * sigma,
+                    "θ={theta} F({k}): got {got}, formula {p}"
+                );
                 // ...which is within 5 % of the ideal zipf CDF (YCSB's approximation error).
-                let ideal: f64 = (1..=k + 1).map(|i| 1.0 / ((i as f64).powf(theta) * zetan)).sum();
-                assert!((p - ideal).abs() / ideal < 0.05, "θ={theta} F({k}) {p} vs ideal {ideal}");
+                let ideal: f64 = (1..=k + 1)
+                    .map(|i| 1.0 / ((i as f64).powf(theta) * zetan))
+                    .sum();
+                assert!(
+                    (p - ideal).abs() / ideal < 0.05,
+                    "θ={theta} F({k}) {p} vs ideal {ideal}"
+                );
             }
         }
         // Monotone-ish: the most popular value is rank 0.
@@ -181,14 +219,22 @@ fn scrambled_zipfian_spreads_hot_keys() {
     // probability ≈ 1/ZETAN (plus the few colliding ranks).
     let hottest = ScrambledZipfianGenerator::scatter(0, n);
     assert_eq!(hottest, 6284781860667377211 % n);
-    assert_eq!(h.iter().enumerate().max_by_key(|(_, c)| **c).unwrap().0 as u64, hottest);
+    assert_eq!(
+        h.iter().enumerate().max_by_key(|(_, c)| **c).unwrap().0 as u64,
+        hottest
+    );
     let p0 = h[hottest as usize] as f64 / samples as f64;
-    assert!((p0 - 1.0 / ZETAN).abs() < 0.002, "p(hottest) = {p0}, 1/ZETAN = {}", 1.0 / ZETAN);
+    assert!(
+        (p0 - 1.0 / ZETAN).abs() < 0.002,
+        "p(hottest) = {p0}, 1/ZETAN = {}",
+        1.0 / ZETAN
+    );
     // The 10 hottest keys are spread over the key space, not clustered at 0.
     let mut idx: Vec<usize> = (0..n as usize).collect();
     idx.sort_by_key(|&i| std::cmp::Reverse(h[i]));
     let top: Vec<usize> = idx[..10].to_vec();
-    let deciles: std::collections::BTreeSet<usize> = top.iter().map(|&k| k * 10 / n as usize).collect();
+    let deciles: std::collections::BTreeSet<usize> =
+        top.iter().map(|&k| k * 10 / n as usize).collect();
     assert!(deciles.len() >= 5, "hot keys clustered: {top:?}");
     for (rank, &k) in top.iter().take(3).enumerate() {
         assert_eq!(k as u64, ScrambledZipfianGenerator::scatter(rank as u64, n));
@@ -210,7 +256,11 @@ fn scrambled_zipfian_with_other_constants() {
             hits += (v == hot) as u64;
         }
         let p = hits as f64 / samples as f64;
-        assert!((p - 1.0 / zetan).abs() < 0.01, "θ={theta}: p(hot) {p} vs 1/zetan {}", 1.0 / zetan);
+        assert!(
+            (p - 1.0 / zetan).abs() < 0.01,
+            "θ={theta}: p(hot) {p} vs 1/zetan {}",
+            1.0 / zetan
+        );
     }
 }
 
@@ -244,7 +294,11 @@ fn skewed_latest_favours_recent_and_follows_the_counter() {
         recent += (k >= 1000) as u64;
     }
     assert_eq!(g.zipfian().zetan(), zeta_static(1499, 0.99));
-    assert!(recent as f64 / samples as f64 > 0.8, "recent share {}", recent as f64 / samples as f64);
+    assert!(
+        recent as f64 / samples as f64 > 0.8,
+        "recent share {}",
+        recent as f64 / samples as f64
+    );
 }
 
 // ---------------------------------------------------------------- simple generators
@@ -307,10 +361,22 @@ fn mix(spec: &CoreWorkloadSpec, seed: u64) -> [f64; 5] {
 fn presets_match_ycsb_workload_files() {
     let expect = [
         ('a', [0.5, 0.5, 0.0, 0.0, 0.0], RequestDistribution::Zipfian),
-        ('b', [0.95, 0.05, 0.0, 0.0, 0.0], RequestDistribution::Zipfian),
+        (
+            'b',
+            [0.95, 0.05, 0.0, 0.0, 0.0],
+            RequestDistribution::Zipfian,
+        ),
         ('c', [1.0, 0.0, 0.0, 0.0, 0.0], RequestDistribution::Zipfian),
-        ('d', [0.95, 0.0, 0.05, 0.0, 0.0], RequestDistribution::Latest),
-        ('e', [0.0, 0.0, 0.05, 0.95, 0.0], RequestDistribution::Zipfian),
+        (
+            'd',
+            [0.95, 0.0, 0.05, 0.0, 0.0],
+            RequestDistribution::Latest,
+        ),
+        (
+            'e',
+            [0.0, 0.0, 0.05, 0.95, 0.0],
+            RequestDistribution::Zipfian,
+        ),
         ('f', [0.5, 0.0, 0.0, 0.0, 0.5], RequestDistribution::Zipfian),
     ];
     for (letter, props, dist) in expect {
@@ -332,7 +398,10 @@ fn presets_match_ycsb_workload_files() {
         spec.operation_count = 100_000;
         let got = mix(&spec, 11);
         for i in 0..5 {
-            assert!((got[i] - props[i]).abs() < 0.006, "workload {letter}: mix {got:?} vs {props:?}");
+            assert!(
+                (got[i] - props[i]).abs() < 0.006,
+                "workload {letter}: mix {got:?} vs {props:?}"
+            );
         }
     }
     assert!(workload('g').is_err());
@@ -343,12 +412,21 @@ fn record_and_key_sizes() {
     let spec = workload_a();
     assert_eq!(spec.record_value_bytes(), 1000);
     assert_eq!(spec.update_value_bytes(), 100);
-    let all = CoreWorkloadSpec { write_all_fields: true, ..workload_a() };
+    let all = CoreWorkloadSpec {
+        write_all_fields: true,
+        ..workload_a()
+    };
     assert_eq!(all.update_value_bytes(), 1000);
     let load: Vec<YcsbOp> = spec.load().unwrap().collect();
     assert_eq!(load.len(), 1000);
     for (i, op) in load.iter().enumerate() {
-        assert_eq!(*op, YcsbOp::Insert { key: i as u64, value_bytes: 1000 });
+        assert_eq!(
+            *op,
+            YcsbOp::Insert {
+                key: i as u64,
+                value_bytes: 1000
+            }
+        );
     }
     for op in spec.run(&RngStreams::new(1)).unwrap() {
         match op {
@@ -372,8 +450,16 @@ fn scan_lengths_are_uniform_in_1_to_max() {
             scans += 1;
         }
     }
-    assert!(seen[1..].iter().all(|&c| c > 0), "every length 1..=100 occurs");
-    let mean = seen.iter().enumerate().map(|(l, c)| l as f64 * *c as f64).sum::<f64>() / scans as f64;
+    assert!(
+        seen[1..].iter().all(|&c| c > 0),
+        "every length 1..=100 occurs"
+    );
+    let mean = seen
+        .iter()
+        .enumerate()
+        .map(|(l, c)| l as f64 * *c as f64)
+        .sum::<f64>()
+        / scans as f64;
     assert!((mean - 50.5).abs() < 0.5, "mean scan length {mean}");
 }
 
@@ -393,7 +479,10 @@ fn inserts_advance_the_counter_and_keys_stay_inserted() {
                     next_insert += 1;
                 }
                 other => {
-                    assert!(other.key() < next_insert, "{other:?} chose a key not yet inserted");
+                    assert!(
+                        other.key() < next_insert,
+                        "{other:?} chose a key not yet inserted"
+                    );
                     reads += 1;
                     latest_hits += (other.key() + 10 >= next_insert) as u64;
                 }
@@ -403,7 +492,10 @@ fn inserts_advance_the_counter_and_keys_stay_inserted() {
         if spec.request_distribution == RequestDistribution::Latest {
             // D: the 10 newest keys take a large share of reads (zipfian over recency).
             let share = latest_hits as f64 / reads as f64;
-            assert!(share > 0.25, "share of reads on the 10 newest keys: {share}");
+            assert!(
+                share > 0.25,
+                "share of reads on the 10 newest keys: {share}"
+            );
         } else {
             // E: zipfian bound = recordcount + (int)(opcount · 0.05 · 2).
             assert_eq!(spec.expected_new_keys(), 2000);
@@ -417,13 +509,20 @@ fn custom_mix_and_alpha() {
     assert_eq!(spec.zipfian_constant, 1.2);
     spec.operation_count = 50_000;
     let got = mix(&spec, 3);
-    assert!((got[0] - 0.7).abs() < 0.01 && (got[1] - 0.3).abs() < 0.01, "{got:?}");
+    assert!(
+        (got[0] - 0.7).abs() < 0.01 && (got[1] - 0.3).abs() < 0.01,
+        "{got:?}"
+    );
     // Higher α concentrates more accesses on the hottest key.
     let hottest_share = |alpha: f64| {
         let mut s = custom(1.0, alpha).unwrap();
         s.operation_count = 50_000;
         let hot = ScrambledZipfianGenerator::scatter(0, s.record_count + 1);
-        let n = s.run(&RngStreams::new(4)).unwrap().filter(|op| op.key() == hot).count();
+        let n = s
+            .run(&RngStreams::new(4))
+            .unwrap()
+            .filter(|op| op.key() == hot)
+            .count();
         n as f64 / 50_000.0
     };
     let (a09, a099, a12) = (hottest_share(0.9), hottest_share(0.99), hottest_share(1.2));
@@ -437,15 +536,55 @@ fn custom_mix_and_alpha() {
 #[test]
 fn validation_names_the_property() {
     let cases: Vec<(CoreWorkloadSpec, &str)> = vec![
-        (CoreWorkloadSpec { record_count: 0, ..workload_a() }, "recordcount"),
-        (CoreWorkloadSpec { update_proportion: -0.1, ..workload_a() }, "updateproportion"),
-        (CoreWorkloadSpec { read_proportion: 0.0, update_proportion: 0.0, ..workload_a() }, "readproportion"),
-        (CoreWorkloadSpec { max_scan_length: 0, ..workload_e() }, "maxscanlength"),
-        (CoreWorkloadSpec { field_count: 0, ..workload_a() }, "fieldcount"),
-        (CoreWorkloadSpec { zipfian_constant: f64::NAN, ..workload_a() }, "zipfianconstant"),
         (
             CoreWorkloadSpec {
-                request_distribution: RequestDistribution::Hotspot { data_fraction: 1.5, opn_fraction: 0.8 },
+                record_count: 0,
+                ..workload_a()
+            },
+            "recordcount",
+        ),
+        (
+            CoreWorkloadSpec {
+                update_proportion: -0.1,
+                ..workload_a()
+            },
+            "updateproportion",
+        ),
+        (
+            CoreWorkloadSpec {
+                read_proportion: 0.0,
+                update_proportion: 0.0,
+                ..workload_a()
+            },
+            "readproportion",
+        ),
+        (
+            CoreWorkloadSpec {
+                max_scan_length: 0,
+                ..workload_e()
+            },
+            "maxscanlength",
+        ),
+        (
+            CoreWorkloadSpec {
+                field_count: 0,
+                ..workload_a()
+            },
+            "fieldcount",
+        ),
+        (
+            CoreWorkloadSpec {
+                zipfian_constant: f64::NAN,
+                ..workload_a()
+            },
+            "zipfianconstant",
+        ),
+        (
+            CoreWorkloadSpec {
+                request_distribution: RequestDistribution::Hotspot {
+                    data_fraction: 1.5,
+                    opn_fraction: 0.8,
+                },
                 ..workload_a()
             },
             "hotspotdatafraction",
@@ -471,7 +610,10 @@ fn runs_are_deterministic_per_seed() {
 
 #[test]
 fn target_throttle_spacing() {
-    let spec = CoreWorkloadSpec { target_ops_per_s: 1000, ..workload_a() };
+    let spec = CoreWorkloadSpec {
+        target_ops_per_s: 1000,
+        ..workload_a()
+    };
     assert_eq!(spec.inter_arrival_ns(), Some(1_000_000));
     assert_eq!(workload_a().inter_arrival_ns(), None);
     let t = spec.throttle().unwrap();
@@ -483,7 +625,10 @@ fn target_throttle_spacing() {
     for target in [1u64, 3, 7, 1000, 12_345, 1_000_000] {
         let tick = Throttle::new(target, 1).unwrap().tick_ns();
         // YCSB: (long)(1e6 / (target / 1000.0)) = floor(1e9 / target) (to the ns).
-        assert!((tick as i64 - (1_000_000_000 / target) as i64).abs() <= 1, "target {target}: {tick}");
+        assert!(
+            (tick as i64 - (1_000_000_000 / target) as i64).abs() <= 1,
+            "target {target}: {tick}"
+        );
     }
     assert_eq!(Throttle::new(1000, 4).unwrap().tick_ns(), 4_000_000);
     assert_eq!(Throttle::new(0, 1), None);

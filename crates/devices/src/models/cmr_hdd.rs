@@ -65,20 +65,37 @@ impl CmrHdd {
     pub fn new(p: CmrHddProfile, source_name: &str) -> Result<Self, ProfileError> {
         let v = Validator::new(source_name);
         let b = &p.block;
-        v.check("block.block_bytes", b.block_bytes, [512, 4096].contains(&b.block_bytes), "512 or 4096")?;
+        v.check(
+            "block.block_bytes",
+            b.block_bytes,
+            [512, 4096].contains(&b.block_bytes),
+            "512 or 4096",
+        )?;
         // Up to 1 PB: far beyond any disk, small enough for byte offsets in u64.
         let max_blocks = 1_000_000_000_000_000 / b.block_bytes as u64;
         v.range("block.capacity_blocks", b.capacity_blocks, 1, max_blocks)?;
         let capacity_bytes = b.capacity_blocks * b.block_bytes as u64;
-        let (params, command_ns) = validate_mechanics(&v, &p.mechanics, &p.controller, capacity_bytes)
-            .map_err(|e| match e {
-                ProfileError::OutOfRange { profile, field, allowed, .. } if field == "capacity" => {
-                    ProfileError::OutOfRange { profile, field: "block.capacity_blocks".into(), value: b.capacity_blocks.to_string(), allowed }
-                }
-                e => e,
-            })?;
+        let (params, command_ns) =
+            validate_mechanics(&v, &p.mechanics, &p.controller, capacity_bytes).map_err(
+                |e| match e {
+                    ProfileError::OutOfRange {
+                        profile,
+                        field,
+                        allowed,
+                        ..
+                    } if field == "capacity" => ProfileError::OutOfRange {
+                        profile,
+                        field: "block.capacity_blocks".into(),
+                        value: b.capacity_blocks.to_string(),
+                        allowed,
+                    },
+                    e => e,
+                },
+            )?;
         let cache = match &p.cache {
-            Some(c) => c.validate(&v, b.block_bytes)?.map(|params| HddWriteCache::new(params, b.block_bytes)),
+            Some(c) => c
+                .validate(&v, b.block_bytes)?
+                .map(|params| HddWriteCache::new(params, b.block_bytes)),
             None => None,
         };
         let info = DeviceInfo {
@@ -89,7 +106,13 @@ impl CmrHdd {
             capacity_blocks: b.capacity_blocks,
             zoned: None,
         };
-        Ok(Self { info, core: HddCore::new(&params, command_ns, b.block_bytes), cache, trims: 0, flushes: 0 })
+        Ok(Self {
+            info,
+            core: HddCore::new(&params, command_ns, b.block_bytes),
+            cache,
+            trims: 0,
+            flushes: 0,
+        })
     }
 
     /// The disk mechanics (for inspection and tests).
@@ -127,7 +150,12 @@ impl Device for CmrHdd {
         &self.info
     }
 
-    fn submit(&mut self, now_ns: Ns, cmd: &Command, payload: Payload<'_>) -> Result<Completion, DeviceError> {
+    fn submit(
+        &mut self,
+        now_ns: Ns,
+        cmd: &Command,
+        payload: Payload<'_>,
+    ) -> Result<Completion, DeviceError> {
         check_payload(cmd, &payload, self.info.block_bytes)?;
         let capacity = self.info.capacity_blocks;
         match *cmd {
@@ -150,7 +178,10 @@ impl Device for CmrHdd {
             Command::Trim { lba, blocks } => {
                 check_range("trim", lba, blocks, capacity)?;
                 self.trims += 1;
-                Ok(Completion { done_ns: self.core.command_only(now_ns), lba })
+                Ok(Completion {
+                    done_ns: self.core.command_only(now_ns),
+                    lba,
+                })
             }
             Command::Flush => {
                 self.flushes += 1;
@@ -158,11 +189,15 @@ impl Device for CmrHdd {
                     Some(cache) => cache.sync(&mut self.core, now_ns),
                     None => self.core.command_only(now_ns),
                 };
-                Ok(Completion { done_ns: done, lba: 0 })
+                Ok(Completion {
+                    done_ns: done,
+                    lba: 0,
+                })
             }
-            Command::Append { .. } | Command::Zone { .. } => {
-                Err(DeviceError::Unsupported { command: cmd.name(), device: self.info.name.clone() })
-            }
+            Command::Append { .. } | Command::Zone { .. } => Err(DeviceError::Unsupported {
+                command: cmd.name(),
+                device: self.info.name.clone(),
+            }),
         }
     }
 
@@ -210,7 +245,10 @@ command_us = 40.0
 "#;
 
     fn from_text(text: &str) -> Result<CmrHdd, ProfileError> {
-        CmrHdd::from_profile(&ProfileSource { source_name: "small-cmr".into(), text: text.into() })
+        CmrHdd::from_profile(&ProfileSource {
+            source_name: "small-cmr".into(),
+            text: text.into(),
+        })
     }
 
     fn small() -> CmrHdd {
@@ -221,22 +259,66 @@ command_us = 40.0
     fn random_writes_anywhere_and_payloads_round_trip() {
         let mut d = small();
         let data: Vec<u8> = (0..8 * 512).map(|i| (i * 7 % 253) as u8).collect();
-        d.submit(0, &Command::Write { lba: 300_000, blocks: 8 }, Payload::Write(&data)).unwrap();
-        d.submit(0, &Command::Write { lba: 17, blocks: 8 }, Payload::Write(&data)).unwrap();
+        d.submit(
+            0,
+            &Command::Write {
+                lba: 300_000,
+                blocks: 8,
+            },
+            Payload::Write(&data),
+        )
+        .unwrap();
+        d.submit(
+            0,
+            &Command::Write { lba: 17, blocks: 8 },
+            Payload::Write(&data),
+        )
+        .unwrap();
         let mut out = vec![0u8; 8 * 512];
-        let c = d.submit(0, &Command::Read { lba: 300_000, blocks: 8 }, Payload::Read(&mut out)).unwrap();
+        let c = d
+            .submit(
+                0,
+                &Command::Read {
+                    lba: 300_000,
+                    blocks: 8,
+                },
+                Payload::Read(&mut out),
+            )
+            .unwrap();
         assert_eq!(out, data);
         assert!(c.done_ns > 0);
         // Trim is a no-op command: the data stays.
-        let t = d.submit(1_000, &Command::Trim { lba: 17, blocks: 8 }, Payload::SizeOnly).unwrap();
+        let t = d
+            .submit(
+                1_000,
+                &Command::Trim { lba: 17, blocks: 8 },
+                Payload::SizeOnly,
+            )
+            .unwrap();
         assert_eq!(t.done_ns, 1_000 + us_to_ns(40.0));
-        d.submit(0, &Command::Read { lba: 17, blocks: 8 }, Payload::Read(&mut out)).unwrap();
+        d.submit(
+            0,
+            &Command::Read { lba: 17, blocks: 8 },
+            Payload::Read(&mut out),
+        )
+        .unwrap();
         assert_eq!(out, data);
         let mut unwritten = vec![1u8; 512];
-        d.submit(0, &Command::Read { lba: 1000, blocks: 1 }, Payload::Read(&mut unwritten)).unwrap();
+        d.submit(
+            0,
+            &Command::Read {
+                lba: 1000,
+                blocks: 1,
+            },
+            Payload::Read(&mut unwritten),
+        )
+        .unwrap();
         assert!(unwritten.iter().all(|&b| b == 0));
         let st = d.stats(c.done_ns);
-        assert_eq!((st.host_write_bytes, st.host_read_bytes), (2 * 8 * 512, 2 * 8 * 512 + 512));
+        assert_eq!(
+            (st.host_write_bytes, st.host_read_bytes),
+            (2 * 8 * 512, 2 * 8 * 512 + 512)
+        );
         assert_eq!(st.write_amplification, 1.0);
         assert!(st.utilisation["actuator"] > 0.0);
     }
@@ -244,33 +326,95 @@ command_us = 40.0
     #[test]
     fn zone_commands_are_unsupported_and_ranges_are_checked() {
         let mut d = small();
-        for cmd in [Command::Zone { action: ZoneAction::Reset, zone_lba: 0 }, Command::Append { zone_lba: 0, blocks: 1 }] {
+        for cmd in [
+            Command::Zone {
+                action: ZoneAction::Reset,
+                zone_lba: 0,
+            },
+            Command::Append {
+                zone_lba: 0,
+                blocks: 1,
+            },
+        ] {
             let err = d.submit(0, &cmd, Payload::SizeOnly).unwrap_err();
             assert!(matches!(err, DeviceError::Unsupported { .. }), "{err:?}");
         }
-        assert!(matches!(d.report_zones(0, 1).unwrap_err(), DeviceError::Unsupported { .. }));
-        let err = d.submit(0, &Command::Read { lba: 524_287, blocks: 2 }, Payload::SizeOnly).unwrap_err();
-        assert_eq!(err, DeviceError::OutOfRange { command: "read", lba: 524_287, blocks: 2, capacity_blocks: 524_288 });
-        let err = d.submit(0, &Command::Write { lba: 5, blocks: 0 }, Payload::SizeOnly).unwrap_err();
-        assert_eq!(err, DeviceError::ZeroLength { command: "write", lba: 5 });
+        assert!(matches!(
+            d.report_zones(0, 1).unwrap_err(),
+            DeviceError::Unsupported { .. }
+        ));
+        let err = d
+            .submit(
+                0,
+                &Command::Read {
+                    lba: 524_287,
+                    blocks: 2,
+                },
+                Payload::SizeOnly,
+            )
+            .unwrap_err();
+        assert_eq!(
+            err,
+            DeviceError::OutOfRange {
+                command: "read",
+                lba: 524_287,
+                blocks: 2,
+                capacity_blocks: 524_288
+            }
+        );
+        let err = d
+            .submit(0, &Command::Write { lba: 5, blocks: 0 }, Payload::SizeOnly)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            DeviceError::ZeroLength {
+                command: "write",
+                lba: 5
+            }
+        );
         let flush = d.submit(10, &Command::Flush, Payload::SizeOnly).unwrap();
         assert_eq!(flush.done_ns, 10 + us_to_ns(40.0));
     }
 
     #[test]
     fn out_of_range_profile_values_name_the_field() {
-        let err = from_text(&SMALL.replace("heads = 2", "heads = 0")).err().unwrap();
+        let err = from_text(&SMALL.replace("heads = 2", "heads = 0"))
+            .err()
+            .unwrap();
         assert_eq!(
             err,
-            ProfileError::OutOfRange { profile: "small-cmr".into(), field: "mechanics.heads".into(), value: "0".into(), allowed: "1..=64".into() }
+            ProfileError::OutOfRange {
+                profile: "small-cmr".into(),
+                field: "mechanics.heads".into(),
+                value: "0".into(),
+                allowed: "1..=64".into()
+            }
         );
-        let err = from_text(&SMALL.replace("capacity_blocks = 524288", "capacity_blocks = 1000")).err().unwrap();
-        assert!(matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "block.capacity_blocks"), "{err}");
-        let err = from_text(&SMALL.replace("block_bytes = 512", "block_bytes = 1000")).err().unwrap();
-        assert!(matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "block.block_bytes"), "{err}");
-        let err = from_text(&SMALL.replace("full_stroke_seek_ms = 8.0", "full_stroke_seek_ms = 3.0")).err().unwrap();
-        assert!(matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "mechanics.full_stroke_seek_ms"), "{err}");
-        let err = from_text(&SMALL.replace("[controller]", "[controller]\nwrite_cache_mib = 16")).err().unwrap();
+        let err = from_text(&SMALL.replace("capacity_blocks = 524288", "capacity_blocks = 1000"))
+            .err()
+            .unwrap();
+        assert!(
+            matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "block.capacity_blocks"),
+            "{err}"
+        );
+        let err = from_text(&SMALL.replace("block_bytes = 512", "block_bytes = 1000"))
+            .err()
+            .unwrap();
+        assert!(
+            matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "block.block_bytes"),
+            "{err}"
+        );
+        let err =
+            from_text(&SMALL.replace("full_stroke_seek_ms = 8.0", "full_stroke_seek_ms = 3.0"))
+                .err()
+                .unwrap();
+        assert!(
+            matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "mechanics.full_stroke_seek_ms"),
+            "{err}"
+        );
+        let err = from_text(&SMALL.replace("[controller]", "[controller]\nwrite_cache_mib = 16"))
+            .err()
+            .unwrap();
         assert!(matches!(err, ProfileError::Parse { .. }), "{err}");
     }
 
@@ -282,7 +426,11 @@ command_us = 40.0
     fn wd100efax_write_through() -> CmrHdd {
         let src = find_profile("wd100efax").unwrap();
         let text = src.text.replace("enabled = true", "enabled = false");
-        CmrHdd::from_profile(&ProfileSource { source_name: src.source_name, text }).unwrap()
+        CmrHdd::from_profile(&ProfileSource {
+            source_name: src.source_name,
+            text,
+        })
+        .unwrap()
     }
 
     /// WD Red 10 TB datasheet: up to 210 MB/s sustained (outer diameter). QD1
@@ -297,8 +445,11 @@ command_us = 40.0
         let mut d = wd100efax();
         assert_eq!(d.info().capacity_bytes(), 10_000_831_348_736);
         let read_mb_s = qd1::sequential_mib_s(&mut d, 0, 256 * MIB, false) * MIB as f64 / 1e6;
-        let write_mb_s = qd1::sequential_mib_s(&mut wd100efax_write_through(), 0, 256 * MIB, true) * MIB as f64 / 1e6;
-        let cached_mb_s = qd1::sequential_mib_s(&mut wd100efax(), 0, 256 * MIB, true) * MIB as f64 / 1e6;
+        let write_mb_s = qd1::sequential_mib_s(&mut wd100efax_write_through(), 0, 256 * MIB, true)
+            * MIB as f64
+            / 1e6;
+        let cached_mb_s =
+            qd1::sequential_mib_s(&mut wd100efax(), 0, 256 * MIB, true) * MIB as f64 / 1e6;
         let iops = qd1::random_read_iops(&mut wd100efax(), 1_000, 42);
         eprintln!(
             "wd100efax QD1: seq read {read_mb_s:.1} MB/s, seq write {write_mb_s:.1} MB/s (write-through), {cached_mb_s:.1} MB/s (write buffer), random read {iops:.1} IOPS"
@@ -308,7 +459,10 @@ command_us = 40.0
         let rev_s = 60.0 / 7_200.0;
         let batch = 8.0 * MIB as f64;
         let cycle_mb_s = batch / (batch / 210e6 + rev_s) / 1e6;
-        assert!((cached_mb_s / cycle_mb_s - 1.0).abs() <= 0.05, "{cached_mb_s} vs {cycle_mb_s}");
+        assert!(
+            (cached_mb_s / cycle_mb_s - 1.0).abs() <= 0.05,
+            "{cached_mb_s} vs {cycle_mb_s}"
+        );
         // 7,200 rpm with an ~8 ms average seek: roughly 70-90 random reads/s.
         assert!((60.0..=100.0).contains(&iops), "{iops}");
     }

@@ -52,7 +52,9 @@ mod mapping;
 #[path = "ftl/tests.rs"]
 mod tests;
 
-use super::ssd_common::{add_utilisation, Controller, ControllerSection, FlashSection, WriteBuffer};
+use super::ssd_common::{
+    add_utilisation, Controller, ControllerSection, FlashSection, WriteBuffer,
+};
 use crate::block_store::BlockStore;
 use crate::command::{Command, Completion, Payload};
 use crate::device::{check_block_range, check_payload, Device, DeviceInfo, DeviceStats};
@@ -156,13 +158,33 @@ impl FtlSsd {
 
     pub fn new(p: FtlSsdProfile, source_name: &str) -> Result<Self, ProfileError> {
         let v = Validator::new(source_name);
-        v.check("capacity.over_provisioning_percent", p.capacity.over_provisioning_percent, !p.capacity.over_provisioning_percent.is_nan(), "a number")?;
-        v.check("ftl.reclaim_ratio", p.ftl.reclaim_ratio, !p.ftl.reclaim_ratio.is_nan(), "a number")?;
+        v.check(
+            "capacity.over_provisioning_percent",
+            p.capacity.over_provisioning_percent,
+            !p.capacity.over_provisioning_percent.is_nan(),
+            "a number",
+        )?;
+        v.check(
+            "ftl.reclaim_ratio",
+            p.ftl.reclaim_ratio,
+            !p.ftl.reclaim_ratio.is_nan(),
+            "a number",
+        )?;
         let cap = &p.capacity;
-        v.check("capacity.block_bytes", cap.block_bytes, cap.block_bytes as u64 == UNIT_BYTES, "4096 (the FTL maps 4 KiB units)")?;
+        v.check(
+            "capacity.block_bytes",
+            cap.block_bytes,
+            cap.block_bytes as u64 == UNIT_BYTES,
+            "4096 (the FTL maps 4 KiB units)",
+        )?;
         // ≤ 4 TiB logical keeps every physical slot index (with OP ≤ 100%) in a u32.
         v.range("capacity.capacity_mib", cap.capacity_mib, 1, 4 << 20)?;
-        v.range("capacity.over_provisioning_percent", cap.over_provisioning_percent, 0.0, 100.0)?;
+        v.range(
+            "capacity.over_provisioning_percent",
+            cap.over_provisioning_percent,
+            0.0,
+            100.0,
+        )?;
         let f = &p.flash;
         f.validate(&v)?;
         let bits = f.cell_type.bits_per_cell();
@@ -170,8 +192,18 @@ impl FtlSsd {
         c.validate(&v)?;
         let g = &p.ftl;
         // One free superblock is the emergency reserve (GC then blocks the write).
-        v.range("ftl.trigger_free_superblocks", g.trigger_free_superblocks, 2, 1 << 16)?;
-        v.range("ftl.reclaim_free_superblocks", g.reclaim_free_superblocks, 1, 1 << 16)?;
+        v.range(
+            "ftl.trigger_free_superblocks",
+            g.trigger_free_superblocks,
+            2,
+            1 << 16,
+        )?;
+        v.range(
+            "ftl.reclaim_free_superblocks",
+            g.reclaim_free_superblocks,
+            1,
+            1 << 16,
+        )?;
         v.range("ftl.reclaim_ratio", g.reclaim_ratio, 1.0, 64.0)?;
 
         let dies = f.channels * f.dies_per_channel;
@@ -189,12 +221,16 @@ impl FtlSsd {
             "controller.write_buffer_mib",
             c.write_buffer_mib,
             c.write_buffer_mib * MIB >= program_unit_bytes,
-            &format!("at least one program unit ({} KiB)", program_unit_bytes / KIB),
+            &format!(
+                "at least one program unit ({} KiB)",
+                program_unit_bytes / KIB
+            ),
         )?;
 
         let logical_units = cap.capacity_mib * MIB / UNIT_BYTES;
         let units_per_superblock = units_per_block * dies as u64;
-        let physical_wanted = (logical_units as f64 * (1.0 + cap.over_provisioning_percent / 100.0)).ceil() as u64;
+        let physical_wanted =
+            (logical_units as f64 * (1.0 + cap.over_provisioning_percent / 100.0)).ceil() as u64;
         let superblocks = physical_wanted.div_ceil(units_per_superblock);
         let physical_units = superblocks * units_per_superblock;
         v.check(
@@ -205,7 +241,8 @@ impl FtlSsd {
         )?;
         // Open superblocks of both streams, the GC victim, the watermarks, and one
         // more so that some closed superblock always has an invalid slot.
-        let needed_spare = 2 + 1 + g.trigger_free_superblocks as u64 + g.reclaim_free_superblocks as u64 + 1;
+        let needed_spare =
+            2 + 1 + g.trigger_free_superblocks as u64 + g.reclaim_free_superblocks as u64 + 1;
         let spare = superblocks.saturating_sub(logical_units.div_ceil(units_per_superblock));
         v.check(
             "capacity.over_provisioning_percent",
@@ -242,7 +279,11 @@ impl FtlSsd {
             map: Mapping::new(layout),
             buffer: WriteBuffer::new(c.write_buffer_mib * MIB),
             data: None,
-            collector: Collector::new(dies, units_per_program_unit as u32, (page_units * f.planes_per_die as u64) as u32),
+            collector: Collector::new(
+                dies,
+                units_per_program_unit as u32,
+                (page_units * f.planes_per_die as u64) as u32,
+            ),
             gc: GcParams {
                 unit_bytes: UNIT_BYTES,
                 program_unit_bytes,
@@ -262,7 +303,10 @@ impl FtlSsd {
     }
 
     fn unsupported(&self, cmd: &Command) -> DeviceError {
-        DeviceError::Unsupported { command: cmd.name(), device: self.info.name.clone() }
+        DeviceError::Unsupported {
+            command: cmd.name(),
+            device: self.info.name.clone(),
+        }
     }
 
     fn check_range(&self, command: &'static str, lba: u64, blocks: u32) -> Result<(), DeviceError> {
@@ -303,7 +347,9 @@ impl FtlSsd {
                     if let Some((_, die, units, issued)) = pending.take() {
                         data_ready = data_ready.max(self.flash_read(issued, die, units));
                     }
-                    let issued = start + self.ctl.read_command_ns + self.ctl.read_bytes_ns((i + 1) * UNIT_BYTES);
+                    let issued = start
+                        + self.ctl.read_command_ns
+                        + self.ctl.read_bytes_ns((i + 1) * UNIT_BYTES);
                     pending = Some((group, self.map.layout().die_of_slot(slot), 1, issued));
                 }
             }
@@ -326,7 +372,13 @@ impl FtlSsd {
     }
 
     /// A validated write: into the buffer, mapped, full program units programmed.
-    fn write(&mut self, now_ns: Ns, lba: u64, blocks: u32, payload: Option<&[u8]>) -> Result<Ns, DeviceError> {
+    fn write(
+        &mut self,
+        now_ns: Ns,
+        lba: u64,
+        blocks: u32,
+        payload: Option<&[u8]>,
+    ) -> Result<Ns, DeviceError> {
         let bytes = blocks as u64 * UNIT_BYTES;
         self.flash.advance(now_ns);
         let busy = self.ctl.write_busy_ns(bytes);
@@ -341,14 +393,26 @@ impl FtlSsd {
         for i in 0..blocks as u64 {
             let lpn = (lba + i) as u32;
             if self.map.needs_new_program_unit(HOST) {
-                if let Some(o) = self.collector.on_host_program_unit(&mut self.map, &mut self.flash, &mut self.data, admitted, &self.gc) {
+                if let Some(o) = self.collector.on_host_program_unit(
+                    &mut self.map,
+                    &mut self.flash,
+                    &mut self.data,
+                    admitted,
+                    &self.gc,
+                ) {
                     gc_done = gc_done.max(o.done_ns);
                     self.account_gc(&o);
                 }
             }
             let least_busy = self.gc.least_busy;
             let flash = &self.flash;
-            let Some(slot) = self.map.next_slot(HOST, |d| if least_busy { flash.die_free_at_ns(d) } else { 0 }) else {
+            let Some(slot) = self.map.next_slot(HOST, |d| {
+                if least_busy {
+                    flash.die_free_at_ns(d)
+                } else {
+                    0
+                }
+            }) else {
                 return Err(DeviceError::NoSpace { command: "write" });
             };
             if let Some(old) = self.map.unmap(lpn) {
@@ -359,7 +423,9 @@ impl FtlSsd {
             self.map.map(lpn, slot);
             if let Some(src) = payload {
                 let chunk = &src[(i * UNIT_BYTES) as usize..((i + 1) * UNIT_BYTES) as usize];
-                self.data.get_or_insert_with(|| BlockStore::new(UNIT_BYTES as u32)).put(slot as u64, chunk.into());
+                self.data
+                    .get_or_insert_with(|| BlockStore::new(UNIT_BYTES as u32))
+                    .put(slot as u64, chunk.into());
             }
             if self.map.staged_full(HOST) {
                 self.program_host(acked);
@@ -371,9 +437,14 @@ impl FtlSsd {
 
     /// Programs the host stream's staged program unit (padded if partial).
     fn program_host(&mut self, ready_ns: Ns) -> Ns {
-        let Some(unit) = self.map.take_staged(HOST) else { return ready_ns };
-        let done = self.flash.program(ready_ns, unit.die, self.gc.program_unit_bytes);
-        self.buffer.release_at(done, unit.filled_units as u64 * UNIT_BYTES);
+        let Some(unit) = self.map.take_staged(HOST) else {
+            return ready_ns;
+        };
+        let done = self
+            .flash
+            .program(ready_ns, unit.die, self.gc.program_unit_bytes);
+        self.buffer
+            .release_at(done, unit.filled_units as u64 * UNIT_BYTES);
         self.stats.media_write_bytes += self.gc.program_unit_bytes;
         let padding = self.map.layout().units_per_program_unit - unit.filled_units;
         self.stats.flush_padding_bytes += padding as u64 * UNIT_BYTES;
@@ -413,9 +484,13 @@ impl FtlSsd {
         if self.map.staged_units(HOST) > 0 {
             self.program_host(start);
         }
-        let o = self.collector.flush(&mut self.map, &mut self.flash, start, &self.gc);
+        let o = self
+            .collector
+            .flush(&mut self.map, &mut self.flash, start, &self.gc);
         self.account_gc(&o);
-        (start + self.ctl.write_command_ns).max(self.buffer.drained_at_ns()).max(o.done_ns)
+        (start + self.ctl.write_command_ns)
+            .max(self.buffer.drained_at_ns())
+            .max(o.done_ns)
     }
 }
 
@@ -424,7 +499,12 @@ impl Device for FtlSsd {
         &self.info
     }
 
-    fn submit(&mut self, now_ns: Ns, cmd: &Command, payload: Payload<'_>) -> Result<Completion, DeviceError> {
+    fn submit(
+        &mut self,
+        now_ns: Ns,
+        cmd: &Command,
+        payload: Payload<'_>,
+    ) -> Result<Completion, DeviceError> {
         if matches!(cmd, Command::Append { .. } | Command::Zone { .. }) {
             return Err(self.unsupported(cmd));
         }
@@ -436,7 +516,10 @@ impl Device for FtlSsd {
                     Payload::Read(out) => Some(out),
                     _ => None,
                 };
-                Ok(Completion { done_ns: self.read(now_ns, lba, blocks, out), lba })
+                Ok(Completion {
+                    done_ns: self.read(now_ns, lba, blocks, out),
+                    lba,
+                })
             }
             Command::Write { lba, blocks } => {
                 self.check_range("write", lba, blocks)?;
@@ -444,13 +527,22 @@ impl Device for FtlSsd {
                     Payload::Write(src) => Some(src),
                     _ => None,
                 };
-                Ok(Completion { done_ns: self.write(now_ns, lba, blocks, src)?, lba })
+                Ok(Completion {
+                    done_ns: self.write(now_ns, lba, blocks, src)?,
+                    lba,
+                })
             }
             Command::Trim { lba, blocks } => {
                 self.check_range("trim", lba, blocks)?;
-                Ok(Completion { done_ns: self.trim(now_ns, lba, blocks), lba })
+                Ok(Completion {
+                    done_ns: self.trim(now_ns, lba, blocks),
+                    lba,
+                })
             }
-            Command::Flush => Ok(Completion { done_ns: self.flush(now_ns), lba: 0 }),
+            Command::Flush => Ok(Completion {
+                done_ns: self.flush(now_ns),
+                lba: 0,
+            }),
             Command::Append { .. } | Command::Zone { .. } => Err(self.unsupported(cmd)),
         }
     }
@@ -477,7 +569,10 @@ impl Device for FtlSsd {
         c.insert("victim_superblocks".into(), victim as u64);
         c.insert("gc_active".into(), self.collector.is_active() as u64);
         c.insert("mapped_bytes".into(), self.map.mapped_units() * UNIT_BYTES);
-        c.insert("physical_bytes".into(), self.map.layout().physical_units() * UNIT_BYTES);
+        c.insert(
+            "physical_bytes".into(),
+            self.map.layout().physical_units() * UNIT_BYTES,
+        );
         c.insert("gc_victims".into(), s.gc_victims);
         c.insert("gc_steps".into(), s.gc_steps);
         c.insert("gc_emergency_runs".into(), s.gc_emergency);

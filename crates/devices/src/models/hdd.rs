@@ -54,7 +54,10 @@ pub fn validate_mechanics(
         ("mechanics.outer_mb_s", m.outer_mb_s),
         ("mechanics.inner_mb_s", m.inner_mb_s),
         ("mechanics.head_switch_ms", m.head_switch_ms),
-        ("mechanics.single_cylinder_seek_ms", m.single_cylinder_seek_ms),
+        (
+            "mechanics.single_cylinder_seek_ms",
+            m.single_cylinder_seek_ms,
+        ),
         ("mechanics.average_seek_ms", m.average_seek_ms),
         ("mechanics.full_stroke_seek_ms", m.full_stroke_seek_ms),
         ("controller.command_us", c.command_us),
@@ -65,13 +68,33 @@ pub fn validate_mechanics(
     v.range("mechanics.rpm", m.rpm, 3_600, 20_000)?;
     v.range("mechanics.heads", m.heads, 1, 64)?;
     v.range("mechanics.recording_zones", m.recording_zones, 1, 1_000)?;
-    v.check("mechanics.sector_bytes", m.sector_bytes, [512, 4096].contains(&m.sector_bytes), "512 or 4096")?;
+    v.check(
+        "mechanics.sector_bytes",
+        m.sector_bytes,
+        [512, 4096].contains(&m.sector_bytes),
+        "512 or 4096",
+    )?;
     v.range("mechanics.outer_mb_s", m.outer_mb_s, 1.0, 10_000.0)?;
     v.range("mechanics.inner_mb_s", m.inner_mb_s, 1.0, m.outer_mb_s)?;
     v.range("mechanics.head_switch_ms", m.head_switch_ms, 0.0, 5.0)?;
-    v.range("mechanics.single_cylinder_seek_ms", m.single_cylinder_seek_ms, 0.0, 10.0)?;
-    v.range("mechanics.average_seek_ms", m.average_seek_ms, m.single_cylinder_seek_ms, 50.0)?;
-    v.range("mechanics.full_stroke_seek_ms", m.full_stroke_seek_ms, m.average_seek_ms, 100.0)?;
+    v.range(
+        "mechanics.single_cylinder_seek_ms",
+        m.single_cylinder_seek_ms,
+        0.0,
+        10.0,
+    )?;
+    v.range(
+        "mechanics.average_seek_ms",
+        m.average_seek_ms,
+        m.single_cylinder_seek_ms,
+        50.0,
+    )?;
+    v.range(
+        "mechanics.full_stroke_seek_ms",
+        m.full_stroke_seek_ms,
+        m.average_seek_ms,
+        100.0,
+    )?;
     v.range("controller.command_us", c.command_us, 0.0, 100_000.0)?;
     let params = DiskParams {
         capacity_bytes,
@@ -97,9 +120,15 @@ pub fn validate_mechanics(
             "outer_bytes_per_s" => ("mechanics.outer_mb_s", m.outer_mb_s.to_string()),
             "inner_bytes_per_s" => ("mechanics.inner_mb_s", m.inner_mb_s.to_string()),
             "head_switch_ns" => ("mechanics.head_switch_ms", m.head_switch_ms.to_string()),
-            "single_cylinder_seek_ns" => ("mechanics.single_cylinder_seek_ms", m.single_cylinder_seek_ms.to_string()),
+            "single_cylinder_seek_ns" => (
+                "mechanics.single_cylinder_seek_ms",
+                m.single_cylinder_seek_ms.to_string(),
+            ),
             "average_seek_ns" => ("mechanics.average_seek_ms", m.average_seek_ms.to_string()),
-            "full_stroke_seek_ns" => ("mechanics.full_stroke_seek_ms", m.full_stroke_seek_ms.to_string()),
+            "full_stroke_seek_ns" => (
+                "mechanics.full_stroke_seek_ms",
+                m.full_stroke_seek_ms.to_string(),
+            ),
             other => (other, e.value.clone()),
         };
         v.out_of_range(field, value, e.allowed)
@@ -128,7 +157,13 @@ pub struct HddCore {
 
 impl HddCore {
     pub fn new(params: &DiskParams, command_ns: Ns, block_bytes: u32) -> Self {
-        Self { mech: DiskMechanics::new(params), command_ns, block_bytes: block_bytes as u64, data: None, counts: Counts::default() }
+        Self {
+            mech: DiskMechanics::new(params),
+            command_ns,
+            block_bytes: block_bytes as u64,
+            data: None,
+            counts: Counts::default(),
+        }
     }
 
     /// A command that needs only the controller (flush, zone management, trim).
@@ -141,7 +176,9 @@ impl HddCore {
     #[inline]
     pub fn read(&mut self, now_ns: Ns, lba: Lba, blocks: u32) -> Ns {
         let bytes = blocks as u64 * self.block_bytes;
-        let a = self.mech.access(now_ns + self.command_ns, lba * self.block_bytes, bytes);
+        let a = self
+            .mech
+            .access(now_ns + self.command_ns, lba * self.block_bytes, bytes);
         self.counts.host_read_bytes += bytes;
         self.counts.media_read_bytes += bytes;
         a.done_ns
@@ -151,7 +188,9 @@ impl HddCore {
     #[inline]
     pub fn write_media(&mut self, now_ns: Ns, lba: Lba, blocks: u32) -> Ns {
         let bytes = blocks as u64 * self.block_bytes;
-        let a = self.mech.access(now_ns + self.command_ns, lba * self.block_bytes, bytes);
+        let a = self
+            .mech
+            .access(now_ns + self.command_ns, lba * self.block_bytes, bytes);
         self.counts.media_write_bytes += bytes;
         a.done_ns
     }
@@ -165,7 +204,9 @@ impl HddCore {
     /// Stores written payload bytes (only when a request carries them).
     pub fn store(&mut self, lba: Lba, bytes: &[u8]) {
         let bb = self.block_bytes as u32;
-        self.data.get_or_insert_with(|| BlockStore::new(bb)).write(lba, bytes);
+        self.data
+            .get_or_insert_with(|| BlockStore::new(bb))
+            .write(lba, bytes);
     }
 
     /// Fills `out` with stored bytes (zeros where nothing was written).
@@ -194,15 +235,18 @@ impl HddCore {
             media_write_bytes: s.media_write_bytes,
             ..Default::default()
         };
-        st.utilisation.insert("actuator".into(), round6(self.mech.utilisation(elapsed_ns)));
+        st.utilisation
+            .insert("actuator".into(), round6(self.mech.utilisation(elapsed_ns)));
         let c = self.mech.counters();
         st.counters.insert("media_accesses".into(), c.accesses);
         st.counters.insert("seeks".into(), c.seeks);
         st.counters.insert("head_switches".into(), c.head_switches);
-        st.counters.insert("track_switches".into(), c.track_switches);
+        st.counters
+            .insert("track_switches".into(), c.track_switches);
         st.counters.insert("streamed_accesses".into(), c.streamed);
         st.counters.insert("seek_ns".into(), c.seek_ns);
-        st.counters.insert("rotational_wait_ns".into(), c.rotational_wait_ns);
+        st.counters
+            .insert("rotational_wait_ns".into(), c.rotational_wait_ns);
         st.counters.insert("transfer_ns".into(), c.transfer_ns);
         st
     }
@@ -224,14 +268,26 @@ pub mod qd1 {
 
     /// Sequential 1 MiB commands from `start_lba` covering `total_bytes`; returns
     /// MiB/s over the whole run (including the first positioning).
-    pub fn sequential_mib_s(dev: &mut dyn Device, start_lba: u64, total_bytes: u64, write: bool) -> f64 {
+    pub fn sequential_mib_s(
+        dev: &mut dyn Device,
+        start_lba: u64,
+        total_bytes: u64,
+        write: bool,
+    ) -> f64 {
         let bb = dev.info().block_bytes as u64;
         let blocks = (MIB / bb) as u32;
         let mut now: Ns = 0;
         for i in 0..total_bytes / MIB {
             let lba = start_lba + i * blocks as u64;
-            let cmd = if write { Command::Write { lba, blocks } } else { Command::Read { lba, blocks } };
-            now = dev.submit(now, &cmd, Payload::SizeOnly).expect("sequential command").done_ns;
+            let cmd = if write {
+                Command::Write { lba, blocks }
+            } else {
+                Command::Read { lba, blocks }
+            };
+            now = dev
+                .submit(now, &cmd, Payload::SizeOnly)
+                .expect("sequential command")
+                .done_ns;
         }
         (total_bytes / MIB) as f64 * NS_PER_S as f64 / now as f64
     }
@@ -246,7 +302,10 @@ pub mod qd1 {
         let mut now: Ns = 0;
         for _ in 0..count {
             let lba = uniform_below(&mut rng, slots) * blocks as u64;
-            now = dev.submit(now, &Command::Read { lba, blocks }, Payload::SizeOnly).expect("random read").done_ns;
+            now = dev
+                .submit(now, &Command::Read { lba, blocks }, Payload::SizeOnly)
+                .expect("random read")
+                .done_ns;
         }
         count as f64 * NS_PER_S as f64 / now as f64
     }

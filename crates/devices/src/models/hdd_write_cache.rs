@@ -90,7 +90,11 @@ impl CacheSection {
     /// Range-checks the section; `None` when the cache is disabled (the other
     /// values are checked all the same, so a disabled section stays valid when
     /// switched on).
-    pub fn validate(&self, v: &Validator<'_>, block_bytes: u32) -> Result<Option<WriteCacheParams>, ProfileError> {
+    pub fn validate(
+        &self,
+        v: &Validator<'_>,
+        block_bytes: u32,
+    ) -> Result<Option<WriteCacheParams>, ProfileError> {
         for (field, value) in [
             ("cache.buffer_mib", self.buffer_mib),
             ("cache.flush_batch_mib", self.flush_batch_mib),
@@ -104,7 +108,12 @@ impl CacheSection {
         let min_mib = SEGMENT_BYTES as f64 / MIB as f64;
         // Up to 1 GiB: more DRAM than any disk carries.
         v.range("cache.buffer_mib", self.buffer_mib, min_mib, 1024.0)?;
-        v.range("cache.flush_batch_mib", self.flush_batch_mib, min_mib, self.buffer_mib)?;
+        v.range(
+            "cache.flush_batch_mib",
+            self.flush_batch_mib,
+            min_mib,
+            self.buffer_mib,
+        )?;
         v.range("cache.flush_setup_ms", self.flush_setup_ms, 0.0, 100.0)?;
         // Up to a 24 Gb/s SAS link.
         v.range("cache.interface_mb_s", self.interface_mb_s, 1.0, 2_400.0)?;
@@ -211,7 +220,11 @@ pub struct HddWriteCache {
 
 impl HddWriteCache {
     pub fn new(p: WriteCacheParams, block_bytes: u32) -> Self {
-        assert!(p.buffer_bytes >= SEGMENT_BYTES && p.batch_bytes >= SEGMENT_BYTES && p.interface_bytes_per_s > 0);
+        assert!(
+            p.buffer_bytes >= SEGMENT_BYTES
+                && p.batch_bytes >= SEGMENT_BYTES
+                && p.interface_bytes_per_s > 0
+        );
         Self {
             p,
             block_bytes: block_bytes as u64,
@@ -241,7 +254,13 @@ impl HddWriteCache {
     /// Bytes in the buffer at `t_ns` (not before the last submitted command; as
     /// far as that command brought the cache up to date).
     pub fn occupancy_bytes(&self, t_ns: Ns) -> u64 {
-        self.dirty_bytes + self.flushing.iter().filter(|f| f.released_ns > t_ns).map(|f| f.bytes).sum::<u64>()
+        self.dirty_bytes
+            + self
+                .flushing
+                .iter()
+                .filter(|f| f.released_ns > t_ns)
+                .map(|f| f.bytes)
+                .sum::<u64>()
     }
 
     /// A host write of `blocks` at `lba` arriving at `now_ns`; returns when the
@@ -259,10 +278,19 @@ impl HddWriteCache {
             let bytes = n as u64 * self.block_bytes;
             let (room_ns, new_batch) = self.room_at(core, bytes, cursor);
             if room_ns > cursor {
-                kind = kind.max(if new_batch { WriteKind::Blocked } else { WriteKind::Throttled });
+                kind = kind.max(if new_batch {
+                    WriteKind::Blocked
+                } else {
+                    WriteKind::Throttled
+                });
             }
             cursor = room_ns + transfer_ns(bytes, self.p.interface_bytes_per_s);
-            self.dirty.push_back(Dirty { lba: lba + done_blocks as u64, blocks: n, bytes, ready_ns: cursor });
+            self.dirty.push_back(Dirty {
+                lba: lba + done_blocks as u64,
+                blocks: n,
+                bytes,
+                ready_ns: cursor,
+            });
             self.dirty_bytes += bytes;
             done_blocks += n;
         }
@@ -298,7 +326,13 @@ impl HddWriteCache {
     /// A read arriving at `now_ns` (brings the cache up to then first):
     /// `Some(completion)` when the whole range is in the buffer, `None` when it
     /// must go to the media.
-    pub fn read_hit(&mut self, core: &mut HddCore, now_ns: Ns, lba: u64, blocks: u32) -> Option<Ns> {
+    pub fn read_hit(
+        &mut self,
+        core: &mut HddCore,
+        now_ns: Ns,
+        lba: u64,
+        blocks: u32,
+    ) -> Option<Ns> {
         self.advance(core, now_ns);
         if !self.covers(now_ns, lba, blocks) {
             return None;
@@ -316,7 +350,9 @@ impl HddWriteCache {
             let start = if self.draining {
                 self.flush_busy_until_ns.max(front.ready_ns)
             } else {
-                (self.last_write_done_ns + self.p.idle_flush_ns).max(self.flush_busy_until_ns).max(front.ready_ns)
+                (self.last_write_done_ns + self.p.idle_flush_ns)
+                    .max(self.flush_busy_until_ns)
+                    .max(front.ready_ns)
             };
             if start > now_ns {
                 break;
@@ -346,13 +382,22 @@ impl HddWriteCache {
         let mut started = false;
         loop {
             // Bytes still in the buffer at `from_ns`; `flushing` is in release order.
-            let released_by_from: u64 = self.flushing.iter().take_while(|f| f.released_ns <= from_ns).map(|f| f.bytes).sum();
+            let released_by_from: u64 = self
+                .flushing
+                .iter()
+                .take_while(|f| f.released_ns <= from_ns)
+                .map(|f| f.bytes)
+                .sum();
             let occupied = self.dirty_bytes + self.flushing_bytes - released_by_from;
             if occupied + need <= self.p.buffer_bytes {
                 return (from_ns, started);
             }
             let mut excess = occupied + need - self.p.buffer_bytes;
-            for f in self.flushing.iter().skip_while(|f| f.released_ns <= from_ns) {
+            for f in self
+                .flushing
+                .iter()
+                .skip_while(|f| f.released_ns <= from_ns)
+            {
                 if f.bytes >= excess {
                     return (f.released_ns, started);
                 }
@@ -387,7 +432,10 @@ impl HddWriteCache {
             bytes += d.bytes;
             self.dirty.pop_front();
         }
-        assert!(!batch.is_empty(), "write cache: a batch was started with nothing to write");
+        assert!(
+            !batch.is_empty(),
+            "write cache: a batch was started with nothing to write"
+        );
         self.dirty_bytes -= bytes;
         // Stable: overlapping rewrites keep their order.
         batch.sort_by_key(|d| d.lba);
@@ -414,10 +462,18 @@ impl HddWriteCache {
             let done = core.write_media(ready, d.lba, d.blocks);
             debug_assert!(done >= last_done);
             last_done = done;
-            self.flushing.push_back(Flushing { lba: d.lba, blocks: d.blocks, bytes: d.bytes, released_ns: done });
+            self.flushing.push_back(Flushing {
+                lba: d.lba,
+                blocks: d.blocks,
+                bytes: d.bytes,
+                released_ns: done,
+            });
             self.flushing_bytes += d.bytes;
-            self.stream_end =
-                Some(StreamEnd { end_offset: offset + d.bytes, media_done_ns: done, accesses: core.mech.counters().accesses });
+            self.stream_end = Some(StreamEnd {
+                end_offset: offset + d.bytes,
+                media_done_ns: done,
+                accesses: core.mech.counters().accesses,
+            });
         }
         self.flush_busy_until_ns = last_done;
         self.counters.flush_batches += 1;
@@ -433,11 +489,12 @@ impl HddWriteCache {
         let (lo, hi) = (lba, lba + blocks as u64);
         let mut spans = std::mem::take(&mut self.spans);
         spans.clear();
-        let held = self
-            .dirty
-            .iter()
-            .map(|d| (d.lba, d.blocks))
-            .chain(self.flushing.iter().filter(|f| f.released_ns > t_ns).map(|f| (f.lba, f.blocks)));
+        let held = self.dirty.iter().map(|d| (d.lba, d.blocks)).chain(
+            self.flushing
+                .iter()
+                .filter(|f| f.released_ns > t_ns)
+                .map(|f| (f.lba, f.blocks)),
+        );
         for (s_lba, s_blocks) in held {
             let (s, e) = (s_lba, s_lba + s_blocks as u64);
             if s < hi && e > lo {

@@ -68,13 +68,24 @@ impl HmSmrHdd {
     pub fn new(p: HmSmrHddProfile, source_name: &str) -> Result<Self, ProfileError> {
         let v = Validator::new(source_name);
         let z = &p.zones;
-        v.check("zones.block_bytes", z.block_bytes, [512, 4096].contains(&z.block_bytes), "512 or 4096")?;
+        v.check(
+            "zones.block_bytes",
+            z.block_bytes,
+            [512, 4096].contains(&z.block_bytes),
+            "512 or 4096",
+        )?;
         v.range("zones.zone_count", z.zone_count, 1, 1 << 22)?;
         v.range("zones.zone_size_mib", z.zone_size_mib, 1, 1 << 16)?;
-        v.range("zones.conventional_zones", z.conventional_zones, 0, z.zone_count)?;
+        v.range(
+            "zones.conventional_zones",
+            z.conventional_zones,
+            0,
+            z.zone_count,
+        )?;
         v.range("zones.max_open_zones", z.max_open_zones, 0, z.zone_count)?;
         let capacity_bytes = z.zone_count as u64 * z.zone_size_mib * MIB;
-        let (params, command_ns) = validate_mechanics(&v, &p.mechanics, &p.controller, capacity_bytes)?;
+        let (params, command_ns) =
+            validate_mechanics(&v, &p.mechanics, &p.controller, capacity_bytes)?;
         let zone_size_blocks = z.zone_size_mib * MIB / z.block_bytes as u64;
         let layout = ZoneLayout {
             zone_count: z.zone_count,
@@ -101,7 +112,13 @@ impl HmSmrHdd {
                 max_active_zones: 0,
             }),
         };
-        Ok(Self { info, zones, core: HddCore::new(&params, command_ns, z.block_bytes), zone_resets: 0, zone_finishes: 0 })
+        Ok(Self {
+            info,
+            zones,
+            core: HddCore::new(&params, command_ns, z.block_bytes),
+            zone_resets: 0,
+            zone_finishes: 0,
+        })
     }
 
     /// The disk mechanics (for inspection and tests).
@@ -118,7 +135,12 @@ impl HmSmrHdd {
         Completion { done_ns: done, lba }
     }
 
-    fn zone_command(&mut self, now_ns: Ns, action: ZoneAction, zone_lba: u64) -> Result<Completion, DeviceError> {
+    fn zone_command(
+        &mut self,
+        now_ns: Ns,
+        action: ZoneAction,
+        zone_lba: u64,
+    ) -> Result<Completion, DeviceError> {
         match action {
             ZoneAction::Open => {
                 self.zones.open(zone_lba)?;
@@ -134,7 +156,10 @@ impl HmSmrHdd {
                 self.zone_resets += 1;
             }
         }
-        Ok(Completion { done_ns: self.core.command_only(now_ns), lba: zone_lba })
+        Ok(Completion {
+            done_ns: self.core.command_only(now_ns),
+            lba: zone_lba,
+        })
     }
 }
 
@@ -143,7 +168,12 @@ impl Device for HmSmrHdd {
         &self.info
     }
 
-    fn submit(&mut self, now_ns: Ns, cmd: &Command, payload: Payload<'_>) -> Result<Completion, DeviceError> {
+    fn submit(
+        &mut self,
+        now_ns: Ns,
+        cmd: &Command,
+        payload: Payload<'_>,
+    ) -> Result<Completion, DeviceError> {
         check_payload(cmd, &payload, self.info.block_bytes)?;
         match *cmd {
             Command::Read { lba, blocks } => {
@@ -162,8 +192,14 @@ impl Device for HmSmrHdd {
                 let w = self.zones.append(zone_lba, blocks)?;
                 Ok(self.write(now_ns, w.lba, blocks, payload))
             }
-            Command::Flush => Ok(Completion { done_ns: self.core.command_only(now_ns), lba: 0 }),
-            Command::Trim { .. } => Err(DeviceError::Unsupported { command: "trim", device: self.info.name.clone() }),
+            Command::Flush => Ok(Completion {
+                done_ns: self.core.command_only(now_ns),
+                lba: 0,
+            }),
+            Command::Trim { .. } => Err(DeviceError::Unsupported {
+                command: "trim",
+                device: self.info.name.clone(),
+            }),
             Command::Zone { action, zone_lba } => self.zone_command(now_ns, action, zone_lba),
         }
     }
@@ -176,7 +212,8 @@ impl Device for HmSmrHdd {
         let mut st = self.core.stats(elapsed_ns);
         st.zone_resets = self.zone_resets;
         st.zone_finishes = self.zone_finishes;
-        st.counters.insert("open_zones".into(), self.zones.open_count() as u64);
+        st.counters
+            .insert("open_zones".into(), self.zones.open_count() as u64);
         st.finish()
     }
 }
@@ -221,7 +258,10 @@ command_us = 100.0
     }
 
     fn from_text(text: &str) -> Result<HmSmrHdd, ProfileError> {
-        HmSmrHdd::from_profile(&ProfileSource { source_name: "small-smr".into(), text: text.into() })
+        HmSmrHdd::from_profile(&ProfileSource {
+            source_name: "small-smr".into(),
+            text: text.into(),
+        })
     }
 
     const ZONE: u64 = 1024; // 4 MiB / 4 KiB
@@ -230,47 +270,163 @@ command_us = 100.0
     fn writes_must_be_at_the_write_pointer_of_a_sequential_zone() {
         let mut d = small();
         let z = 2 * ZONE;
-        d.submit(0, &Command::Write { lba: z, blocks: 8 }, Payload::SizeOnly).unwrap();
-        let err = d.submit(0, &Command::Write { lba: z + 16, blocks: 8 }, Payload::SizeOnly).unwrap_err();
-        assert_eq!(err, DeviceError::NotAtWritePointer { zone: 2, lba: z + 16, write_pointer: z + 8 });
-        d.submit(0, &Command::Write { lba: z + 8, blocks: 8 }, Payload::SizeOnly).unwrap();
+        d.submit(0, &Command::Write { lba: z, blocks: 8 }, Payload::SizeOnly)
+            .unwrap();
+        let err = d
+            .submit(
+                0,
+                &Command::Write {
+                    lba: z + 16,
+                    blocks: 8,
+                },
+                Payload::SizeOnly,
+            )
+            .unwrap_err();
+        assert_eq!(
+            err,
+            DeviceError::NotAtWritePointer {
+                zone: 2,
+                lba: z + 16,
+                write_pointer: z + 8
+            }
+        );
+        d.submit(
+            0,
+            &Command::Write {
+                lba: z + 8,
+                blocks: 8,
+            },
+            Payload::SizeOnly,
+        )
+        .unwrap();
         assert_eq!(d.report_zones(2, 1).unwrap()[0].write_pointer, z + 16);
-        assert_eq!(d.report_zones(2, 1).unwrap()[0].state, ZoneState::ImplicitlyOpen);
+        assert_eq!(
+            d.report_zones(2, 1).unwrap()[0].state,
+            ZoneState::ImplicitlyOpen
+        );
     }
 
     #[test]
     fn conventional_zones_take_random_writes_but_not_appends_or_zone_commands() {
         let mut d = small();
         for lba in [700, 3, 1500, 3] {
-            d.submit(0, &Command::Write { lba, blocks: 2 }, Payload::SizeOnly).unwrap();
+            d.submit(0, &Command::Write { lba, blocks: 2 }, Payload::SizeOnly)
+                .unwrap();
         }
-        let err = d.submit(0, &Command::Append { zone_lba: 0, blocks: 1 }, Payload::SizeOnly).unwrap_err();
-        assert_eq!(err, DeviceError::ConventionalZone { command: "append", zone: 0 });
-        let err = d.submit(0, &Command::Zone { action: ZoneAction::Reset, zone_lba: ZONE }, Payload::SizeOnly).unwrap_err();
-        assert_eq!(err, DeviceError::ConventionalZone { command: "zone-reset", zone: 1 });
+        let err = d
+            .submit(
+                0,
+                &Command::Append {
+                    zone_lba: 0,
+                    blocks: 1,
+                },
+                Payload::SizeOnly,
+            )
+            .unwrap_err();
+        assert_eq!(
+            err,
+            DeviceError::ConventionalZone {
+                command: "append",
+                zone: 0
+            }
+        );
+        let err = d
+            .submit(
+                0,
+                &Command::Zone {
+                    action: ZoneAction::Reset,
+                    zone_lba: ZONE,
+                },
+                Payload::SizeOnly,
+            )
+            .unwrap_err();
+        assert_eq!(
+            err,
+            DeviceError::ConventionalZone {
+                command: "zone-reset",
+                zone: 1
+            }
+        );
         let r = d.report_zones(0, 3).unwrap();
         assert_eq!(r[0].zone_type, ZoneType::Conventional);
         assert_eq!(r[1].zone_type, ZoneType::Conventional);
         assert_eq!(r[2].zone_type, ZoneType::SequentialWriteRequired);
         // A write crossing from a conventional into a sequential zone is rejected.
-        let err = d.submit(0, &Command::Write { lba: 2 * ZONE - 1, blocks: 2 }, Payload::SizeOnly).unwrap_err();
-        assert!(matches!(err, DeviceError::BoundaryCrossed { .. }), "{err:?}");
+        let err = d
+            .submit(
+                0,
+                &Command::Write {
+                    lba: 2 * ZONE - 1,
+                    blocks: 2,
+                },
+                Payload::SizeOnly,
+            )
+            .unwrap_err();
+        assert!(
+            matches!(err, DeviceError::BoundaryCrossed { .. }),
+            "{err:?}"
+        );
     }
 
     #[test]
     fn append_lands_at_the_write_pointer_and_unwritten_reads_fail_when_configured() {
-        let mut d = from_text(&SMALL.replace("read_unwritten_ok = true", "read_unwritten_ok = false")).unwrap();
+        let mut d =
+            from_text(&SMALL.replace("read_unwritten_ok = true", "read_unwritten_ok = false"))
+                .unwrap();
         let z = 5 * ZONE;
-        let c = d.submit(0, &Command::Append { zone_lba: z, blocks: 4 }, Payload::SizeOnly).unwrap();
+        let c = d
+            .submit(
+                0,
+                &Command::Append {
+                    zone_lba: z,
+                    blocks: 4,
+                },
+                Payload::SizeOnly,
+            )
+            .unwrap();
         assert_eq!(c.lba, z);
-        let c = d.submit(c.done_ns, &Command::Append { zone_lba: z, blocks: 4 }, Payload::SizeOnly).unwrap();
+        let c = d
+            .submit(
+                c.done_ns,
+                &Command::Append {
+                    zone_lba: z,
+                    blocks: 4,
+                },
+                Payload::SizeOnly,
+            )
+            .unwrap();
         assert_eq!(c.lba, z + 4);
-        d.submit(0, &Command::Read { lba: z, blocks: 8 }, Payload::SizeOnly).unwrap();
-        let err = d.submit(0, &Command::Read { lba: z + 4, blocks: 8 }, Payload::SizeOnly).unwrap_err();
-        assert_eq!(err, DeviceError::UnwrittenRead { zone: 5, lba: z + 4, write_pointer: z + 8 });
+        d.submit(0, &Command::Read { lba: z, blocks: 8 }, Payload::SizeOnly)
+            .unwrap();
+        let err = d
+            .submit(
+                0,
+                &Command::Read {
+                    lba: z + 4,
+                    blocks: 8,
+                },
+                Payload::SizeOnly,
+            )
+            .unwrap_err();
+        assert_eq!(
+            err,
+            DeviceError::UnwrittenRead {
+                zone: 5,
+                lba: z + 4,
+                write_pointer: z + 8
+            }
+        );
         // With URSWRZ the same read returns (zeros).
         let mut ok = small();
-        ok.submit(0, &Command::Read { lba: z + 4, blocks: 8 }, Payload::SizeOnly).unwrap();
+        ok.submit(
+            0,
+            &Command::Read {
+                lba: z + 4,
+                blocks: 8,
+            },
+            Payload::SizeOnly,
+        )
+        .unwrap();
     }
 
     #[test]
@@ -278,18 +434,46 @@ command_us = 100.0
         let mut d = small();
         let z = 3 * ZONE;
         let now = ms_to_ns(50.0);
-        d.submit(0, &Command::Write { lba: z, blocks: 64 }, Payload::SizeOnly).unwrap();
+        d.submit(0, &Command::Write { lba: z, blocks: 64 }, Payload::SizeOnly)
+            .unwrap();
         let cmd = us_to_ns(100.0);
-        for action in [ZoneAction::Close, ZoneAction::Open, ZoneAction::Finish, ZoneAction::Reset] {
-            let c = d.submit(now, &Command::Zone { action, zone_lba: z }, Payload::SizeOnly).unwrap();
+        for action in [
+            ZoneAction::Close,
+            ZoneAction::Open,
+            ZoneAction::Finish,
+            ZoneAction::Reset,
+        ] {
+            let c = d
+                .submit(
+                    now,
+                    &Command::Zone {
+                        action,
+                        zone_lba: z,
+                    },
+                    Payload::SizeOnly,
+                )
+                .unwrap();
             assert_eq!(c.done_ns, now + cmd, "{action:?}");
         }
-        assert_eq!(d.submit(now, &Command::Flush, Payload::SizeOnly).unwrap().done_ns, now + cmd);
+        assert_eq!(
+            d.submit(now, &Command::Flush, Payload::SizeOnly)
+                .unwrap()
+                .done_ns,
+            now + cmd
+        );
         let st = d.stats(now + cmd);
         assert_eq!((st.zone_resets, st.zone_finishes), (1, 1));
         assert_eq!(d.report_zones(3, 1).unwrap()[0].state, ZoneState::Empty);
-        let err = d.submit(0, &Command::Trim { lba: 0, blocks: 1 }, Payload::SizeOnly).unwrap_err();
-        assert!(matches!(err, DeviceError::Unsupported { command: "trim", .. }));
+        let err = d
+            .submit(0, &Command::Trim { lba: 0, blocks: 1 }, Payload::SizeOnly)
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            DeviceError::Unsupported {
+                command: "trim",
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -297,24 +481,65 @@ command_us = 100.0
         let mut d = small();
         let z = 4 * ZONE;
         let data: Vec<u8> = (0..2 * 4096).map(|i| (i % 251) as u8).collect();
-        d.submit(0, &Command::Write { lba: z, blocks: 2 }, Payload::Write(&data)).unwrap();
-        d.submit(0, &Command::Write { lba: 9, blocks: 2 }, Payload::Write(&data)).unwrap();
+        d.submit(
+            0,
+            &Command::Write { lba: z, blocks: 2 },
+            Payload::Write(&data),
+        )
+        .unwrap();
+        d.submit(
+            0,
+            &Command::Write { lba: 9, blocks: 2 },
+            Payload::Write(&data),
+        )
+        .unwrap();
         let mut out = vec![0u8; 2 * 4096];
-        d.submit(0, &Command::Read { lba: z, blocks: 2 }, Payload::Read(&mut out)).unwrap();
+        d.submit(
+            0,
+            &Command::Read { lba: z, blocks: 2 },
+            Payload::Read(&mut out),
+        )
+        .unwrap();
         assert_eq!(out, data);
         let mut out2 = vec![0u8; 2 * 4096];
-        d.submit(0, &Command::Read { lba: 9, blocks: 2 }, Payload::Read(&mut out2)).unwrap();
+        d.submit(
+            0,
+            &Command::Read { lba: 9, blocks: 2 },
+            Payload::Read(&mut out2),
+        )
+        .unwrap();
         assert_eq!(out2, data);
-        d.submit(0, &Command::Zone { action: ZoneAction::Reset, zone_lba: z }, Payload::SizeOnly).unwrap();
-        d.submit(0, &Command::Read { lba: z, blocks: 2 }, Payload::Read(&mut out)).unwrap();
+        d.submit(
+            0,
+            &Command::Zone {
+                action: ZoneAction::Reset,
+                zone_lba: z,
+            },
+            Payload::SizeOnly,
+        )
+        .unwrap();
+        d.submit(
+            0,
+            &Command::Read { lba: z, blocks: 2 },
+            Payload::Read(&mut out),
+        )
+        .unwrap();
         assert!(out.iter().all(|&b| b == 0));
-        let err = d.submit(0, &Command::Write { lba: 9, blocks: 2 }, Payload::Write(&data[..4096])).unwrap_err();
+        let err = d
+            .submit(
+                0,
+                &Command::Write { lba: 9, blocks: 2 },
+                Payload::Write(&data[..4096]),
+            )
+            .unwrap_err();
         assert!(matches!(err, DeviceError::PayloadSize { .. }));
     }
 
     #[test]
     fn out_of_range_profile_values_name_the_field() {
-        let err = from_text(&SMALL.replace("rpm = 7200", "rpm = 100")).err().unwrap();
+        let err = from_text(&SMALL.replace("rpm = 7200", "rpm = 100"))
+            .err()
+            .unwrap();
         assert_eq!(
             err,
             ProfileError::OutOfRange {
@@ -324,18 +549,52 @@ command_us = 100.0
                 allowed: "3600..=20000".into()
             }
         );
-        let err = from_text(&SMALL.replace("conventional_zones = 2", "conventional_zones = 65")).err().unwrap();
-        assert!(matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "zones.conventional_zones"), "{err}");
-        let err = from_text(&SMALL.replace("average_seek_ms = 4.0", "average_seek_ms = 7.99")).err().unwrap();
-        assert!(matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "mechanics.average_seek_ms"), "{err}");
-        let err = from_text(&SMALL.replace("inner_mb_s = 50.0", "inner_mb_s = 150.0")).err().unwrap();
-        assert!(matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "mechanics.inner_mb_s"), "{err}");
-        let err = from_text(&SMALL.replace("zone_count = 64", "zone_count = 1").replace("conventional_zones = 2", "conventional_zones = 0")).err().unwrap();
-        assert!(matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "capacity"), "{err}");
-        let err = from_text(&SMALL.replace("head_switch_ms = 1.0", "head_switch_ms = nan")).err().unwrap();
-        assert!(matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "mechanics.head_switch_ms"), "{err}");
-        let err = from_text(&SMALL.replace("command_us = 100.0", "command_us = -1.0")).err().unwrap();
-        assert!(matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "controller.command_us"), "{err}");
+        let err = from_text(&SMALL.replace("conventional_zones = 2", "conventional_zones = 65"))
+            .err()
+            .unwrap();
+        assert!(
+            matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "zones.conventional_zones"),
+            "{err}"
+        );
+        let err = from_text(&SMALL.replace("average_seek_ms = 4.0", "average_seek_ms = 7.99"))
+            .err()
+            .unwrap();
+        assert!(
+            matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "mechanics.average_seek_ms"),
+            "{err}"
+        );
+        let err = from_text(&SMALL.replace("inner_mb_s = 50.0", "inner_mb_s = 150.0"))
+            .err()
+            .unwrap();
+        assert!(
+            matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "mechanics.inner_mb_s"),
+            "{err}"
+        );
+        let err = from_text(
+            &SMALL
+                .replace("zone_count = 64", "zone_count = 1")
+                .replace("conventional_zones = 2", "conventional_zones = 0"),
+        )
+        .err()
+        .unwrap();
+        assert!(
+            matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "capacity"),
+            "{err}"
+        );
+        let err = from_text(&SMALL.replace("head_switch_ms = 1.0", "head_switch_ms = nan"))
+            .err()
+            .unwrap();
+        assert!(
+            matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "mechanics.head_switch_ms"),
+            "{err}"
+        );
+        let err = from_text(&SMALL.replace("command_us = 100.0", "command_us = -1.0"))
+            .err()
+            .unwrap();
+        assert!(
+            matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "controller.command_us"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -358,15 +617,25 @@ command_us = 100.0
     #[test]
     fn st14000nm0007_matches_hhzs_table1_at_qd1() {
         let mut d = st14000();
-        let first_seq = d.info.zoned.as_ref().unwrap().conventional_zones as u64 * d.zones.layout().zone_size_blocks;
+        let first_seq = d.info.zoned.as_ref().unwrap().conventional_zones as u64
+            * d.zones.layout().zone_size_blocks;
         let write = qd1::sequential_mib_s(&mut d, first_seq, 256 * MIB, true);
         let read = qd1::sequential_mib_s(&mut st14000(), first_seq, 256 * MIB, false);
         let iops = qd1::random_read_iops(&mut st14000(), 2_000, 42);
         eprintln!("st14000nm0007 QD1: seq write {write:.1} MiB/s, seq read {read:.1} MiB/s, random read {iops:.1} IOPS");
         let within = |got: f64, want: f64| (got / want - 1.0).abs() <= 0.05;
-        assert!(within(write, 210.0), "sequential write {write:.1} MiB/s vs Table 1 210.0");
-        assert!(within(read, 210.0), "sequential read {read:.1} MiB/s vs Table 1 210.0");
-        assert!(within(iops, 115.0), "random read {iops:.1} IOPS vs Table 1 115.0");
+        assert!(
+            within(write, 210.0),
+            "sequential write {write:.1} MiB/s vs Table 1 210.0"
+        );
+        assert!(
+            within(read, 210.0),
+            "sequential read {read:.1} MiB/s vs Table 1 210.0"
+        );
+        assert!(
+            within(iops, 115.0),
+            "random read {iops:.1} IOPS vs Table 1 115.0"
+        );
     }
 
     #[test]

@@ -25,6 +25,10 @@ pub fn build(src: &ProfileSource) -> Result<Box<dyn Device>, ProfileError> {
         "cmr-hdd" => Ok(Box::new(cmr_hdd::CmrHdd::from_profile(src)?)),
         "ftl-ssd" => Ok(Box::new(ftl_ssd::FtlSsd::from_profile(src)?)),
         "ef-smr" => Ok(Box::new(ef_smr::EfSmr::from_profile(src)?)),
-        _ => Err(ProfileError::UnknownModel { profile: src.source_name.clone(), model, known: MODELS.join(", ") }),
+        _ => Err(ProfileError::UnknownModel {
+            profile: src.source_name.clone(),
+            model,
+            known: MODELS.join(", "),
+        }),
     }
 }

@@ -20,7 +20,9 @@
 //! - **Reset** erases the zone's blocks in the background on its dies (later I/O
 //!   on those dies waits); **finish** pads and programs the open program unit.
 
-use super::ssd_common::{add_utilisation, Controller, ControllerSection, FlashSection, WriteBuffer};
+use super::ssd_common::{
+    add_utilisation, Controller, ControllerSection, FlashSection, WriteBuffer,
+};
 use crate::block_store::BlockStore;
 use crate::command::{Command, Completion, Payload, ZoneAction};
 use crate::device::{check_payload, Device, DeviceInfo, DeviceStats, ZonedInfo};
@@ -94,25 +96,55 @@ impl ZnsSsd {
     pub fn new(p: ZnsSsdProfile, source_name: &str) -> Result<Self, ProfileError> {
         let v = Validator::new(source_name);
         let z = &p.zones;
-        v.check("zones.block_bytes", z.block_bytes, [512, 4096].contains(&z.block_bytes), "512 or 4096")?;
+        v.check(
+            "zones.block_bytes",
+            z.block_bytes,
+            [512, 4096].contains(&z.block_bytes),
+            "512 or 4096",
+        )?;
         v.range("zones.zone_count", z.zone_count, 1, 1 << 20)?;
         v.range("zones.zone_size_mib", z.zone_size_mib, 1, 1 << 16)?;
-        v.range("zones.zone_capacity_mib", z.zone_capacity_mib, 1, z.zone_size_mib)?;
+        v.range(
+            "zones.zone_capacity_mib",
+            z.zone_capacity_mib,
+            1,
+            z.zone_size_mib,
+        )?;
         v.range("zones.max_open_zones", z.max_open_zones, 0, z.zone_count)?;
-        v.range("zones.max_active_zones", z.max_active_zones, 0, z.zone_count)?;
+        v.range(
+            "zones.max_active_zones",
+            z.max_active_zones,
+            0,
+            z.zone_count,
+        )?;
         if z.max_active_zones > 0 {
-            v.range("zones.max_open_zones", z.max_open_zones, 1, z.max_active_zones)?;
+            v.range(
+                "zones.max_open_zones",
+                z.max_open_zones,
+                1,
+                z.max_active_zones,
+            )?;
         }
         let f = &p.flash;
         f.validate(&v)?;
         let dies = f.dies();
-        v.check("zones.zone_stripe_dies", z.zone_stripe_dies, z.zone_stripe_dies >= 1 && dies.is_multiple_of(z.zone_stripe_dies), &format!("a divisor of the {dies} dies"))?;
+        v.check(
+            "zones.zone_stripe_dies",
+            z.zone_stripe_dies,
+            z.zone_stripe_dies >= 1 && dies.is_multiple_of(z.zone_stripe_dies),
+            &format!("a divisor of the {dies} dies"),
+        )?;
         let c = &p.controller;
         c.validate(&v)?;
 
         let geometry = f.geometry(1);
         let unit_bytes = geometry.program_unit_bytes();
-        v.check("flash.page_kib", f.page_kib, (f.page_kib as u64 * KIB).is_multiple_of(z.block_bytes as u64), "a page that is a whole number of blocks")?;
+        v.check(
+            "flash.page_kib",
+            f.page_kib,
+            (f.page_kib as u64 * KIB).is_multiple_of(z.block_bytes as u64),
+            "a page that is a whole number of blocks",
+        )?;
         let block_bytes = z.block_bytes as u64;
         let layout = ZoneLayout {
             zone_count: z.zone_count,
@@ -186,7 +218,8 @@ impl ZnsSsd {
             let page_end = ((cur / page_blocks) + 1) * page_blocks;
             let chunk_end = page_end.min(end);
             let chunk_blocks = chunk_end - cur;
-            let issued = start + self.ctl.read_command_ns + self.ctl.read_bytes_ns((chunk_end - lba) * bb);
+            let issued =
+                start + self.ctl.read_command_ns + self.ctl.read_bytes_ns((chunk_end - lba) * bb);
             if cur < flash_end {
                 let die = self.die_of_page(zone, (cur - zone_start) / page_blocks);
                 let done = self.flash.read(issued, die, chunk_blocks * bb);
@@ -201,7 +234,10 @@ impl ZnsSsd {
         let tail = self.ctl.pcie_ns(bytes.min(page_blocks * bb));
         let link_done = self.ctl.dma(start, bytes);
         self.stats.host_read_bytes += bytes;
-        Ok(Completion { done_ns: (data_ready + tail).max(link_done), lba })
+        Ok(Completion {
+            done_ns: (data_ready + tail).max(link_done),
+            lba,
+        })
     }
 
     /// Data of a validated write lands in the buffer; full program units go to flash.
@@ -246,7 +282,12 @@ impl ZnsSsd {
         self.programmed_blocks[zone as usize] += self.row_blocks();
     }
 
-    fn zone_command(&mut self, now_ns: Ns, action: ZoneAction, zone_lba: u64) -> Result<Completion, DeviceError> {
+    fn zone_command(
+        &mut self,
+        now_ns: Ns,
+        action: ZoneAction,
+        zone_lba: u64,
+    ) -> Result<Completion, DeviceError> {
         self.flash.advance(now_ns);
         let done = now_ns + self.ctl.write_command_ns;
         match action {
@@ -263,10 +304,13 @@ impl ZnsSsd {
                     let written = self.zones.layout().zone_capacity_blocks - padded;
                     let partial = written % self.row_blocks();
                     if partial != 0 {
-                        let dies = partial.div_ceil(self.page_blocks).min(self.stripe_dies as u64) as u32;
+                        let dies = partial
+                            .div_ceil(self.page_blocks)
+                            .min(self.stripe_dies as u64) as u32;
                         self.program_row(zone, dies, done);
                     }
-                    self.programmed_blocks[zone as usize] = self.zones.layout().zone_capacity_blocks;
+                    self.programmed_blocks[zone as usize] =
+                        self.zones.layout().zone_capacity_blocks;
                 }
                 self.stats.zone_finishes += 1;
             }
@@ -279,7 +323,8 @@ impl ZnsSsd {
                     // Erase in the background: each die of the stripe erases the
                     // blocks it holds for this zone.
                     let bb = self.info.block_bytes as u64;
-                    let die_block_bytes = self.flash.geometry.block_bytes() * self.flash.geometry.planes_per_die as u64;
+                    let die_block_bytes = self.flash.geometry.block_bytes()
+                        * self.flash.geometry.planes_per_die as u64;
                     let per_die_bytes = (programmed * bb).div_ceil(self.stripe_dies as u64);
                     let blocks_per_die = per_die_bytes.div_ceil(die_block_bytes);
                     for i in 0..self.stripe_dies as u64 {
@@ -296,7 +341,10 @@ impl ZnsSsd {
                 self.stats.zone_resets += 1;
             }
         }
-        Ok(Completion { done_ns: done, lba: zone_lba })
+        Ok(Completion {
+            done_ns: done,
+            lba: zone_lba,
+        })
     }
 }
 
@@ -305,7 +353,12 @@ impl Device for ZnsSsd {
         &self.info
     }
 
-    fn submit(&mut self, now_ns: Ns, cmd: &Command, payload: Payload<'_>) -> Result<Completion, DeviceError> {
+    fn submit(
+        &mut self,
+        now_ns: Ns,
+        cmd: &Command,
+        payload: Payload<'_>,
+    ) -> Result<Completion, DeviceError> {
         check_payload(cmd, &payload, self.info.block_bytes)?;
         match *cmd {
             Command::Read { lba, blocks } => {
@@ -323,24 +376,40 @@ impl Device for ZnsSsd {
                 let done = self.write_data(now_ns, w.zone, w.lba, blocks);
                 if let Payload::Write(bytes) = payload {
                     let bb = self.info.block_bytes;
-                    self.data.get_or_insert_with(|| BlockStore::new(bb)).write(w.lba, bytes);
+                    self.data
+                        .get_or_insert_with(|| BlockStore::new(bb))
+                        .write(w.lba, bytes);
                 }
-                Ok(Completion { done_ns: done, lba: w.lba })
+                Ok(Completion {
+                    done_ns: done,
+                    lba: w.lba,
+                })
             }
             Command::Append { zone_lba, blocks } => {
                 let w = self.zones.append(zone_lba, blocks)?;
                 let done = self.write_data(now_ns, w.zone, w.lba, blocks);
                 if let Payload::Write(bytes) = payload {
                     let bb = self.info.block_bytes;
-                    self.data.get_or_insert_with(|| BlockStore::new(bb)).write(w.lba, bytes);
+                    self.data
+                        .get_or_insert_with(|| BlockStore::new(bb))
+                        .write(w.lba, bytes);
                 }
-                Ok(Completion { done_ns: done, lba: w.lba })
+                Ok(Completion {
+                    done_ns: done,
+                    lba: w.lba,
+                })
             }
             Command::Flush => {
                 // The write buffer is power-loss protected: flush costs one command.
-                Ok(Completion { done_ns: now_ns + self.ctl.write_command_ns, lba: 0 })
+                Ok(Completion {
+                    done_ns: now_ns + self.ctl.write_command_ns,
+                    lba: 0,
+                })
             }
-            Command::Trim { .. } => Err(DeviceError::Unsupported { command: "trim", device: self.info.name.clone() }),
+            Command::Trim { .. } => Err(DeviceError::Unsupported {
+                command: "trim",
+                device: self.info.name.clone(),
+            }),
             Command::Zone { action, zone_lba } => self.zone_command(now_ns, action, zone_lba),
         }
     }
@@ -362,9 +431,12 @@ impl Device for ZnsSsd {
             ..Default::default()
         };
         add_utilisation(&mut st, &self.flash, &self.ctl, elapsed_ns);
-        st.counters.insert("write_buffer_stalls".into(), s.buffer_stalls);
-        st.counters.insert("open_zones".into(), self.zones.open_count() as u64);
-        st.counters.insert("active_zones".into(), self.zones.active_count() as u64);
+        st.counters
+            .insert("write_buffer_stalls".into(), s.buffer_stalls);
+        st.counters
+            .insert("open_zones".into(), self.zones.open_count() as u64);
+        st.counters
+            .insert("active_zones".into(), self.zones.active_count() as u64);
         st.finish()
     }
 }

@@ -26,7 +26,10 @@ impl ZoneState {
 
     /// Active zones (open or closed) count against max-active.
     pub fn is_active(self) -> bool {
-        matches!(self, ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen | ZoneState::Closed)
+        matches!(
+            self,
+            ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen | ZoneState::Closed
+        )
     }
 }
 

@@ -68,16 +68,32 @@ pub struct ZoneSet {
 
 impl ZoneSet {
     pub fn new(layout: ZoneLayout) -> Self {
-        assert!(layout.zone_size_blocks > 0 && layout.zone_capacity_blocks <= layout.zone_size_blocks);
-        let zone_shift = layout.zone_size_blocks.is_power_of_two().then(|| layout.zone_size_blocks.trailing_zeros());
+        assert!(
+            layout.zone_size_blocks > 0 && layout.zone_capacity_blocks <= layout.zone_size_blocks
+        );
+        let zone_shift = layout
+            .zone_size_blocks
+            .is_power_of_two()
+            .then(|| layout.zone_size_blocks.trailing_zeros());
         let zones = (0..layout.zone_count)
             .map(|i| Zone {
-                state: if i < layout.conventional_zones { ZoneState::NotWritePointer } else { ZoneState::Empty },
+                state: if i < layout.conventional_zones {
+                    ZoneState::NotWritePointer
+                } else {
+                    ZoneState::Empty
+                },
                 write_pointer: i as u64 * layout.zone_size_blocks,
                 last_write_seq: 0,
             })
             .collect();
-        Self { layout, zone_shift, zones, open_zones: Vec::new(), active_count: 0, write_seq: 0 }
+        Self {
+            layout,
+            zone_shift,
+            zones,
+            open_zones: Vec::new(),
+            active_count: 0,
+            write_seq: 0,
+        }
     }
 
     pub fn layout(&self) -> &ZoneLayout {
@@ -140,8 +156,16 @@ impl ZoneSet {
             state: z.state,
             start_lba: self.zone_start(zone),
             size_blocks: self.layout.zone_size_blocks,
-            capacity_blocks: if conventional { self.layout.zone_size_blocks } else { self.layout.zone_capacity_blocks },
-            write_pointer: if conventional { u64::MAX } else { z.write_pointer },
+            capacity_blocks: if conventional {
+                self.layout.zone_size_blocks
+            } else {
+                self.layout.zone_capacity_blocks
+            },
+            write_pointer: if conventional {
+                u64::MAX
+            } else {
+                z.write_pointer
+            },
         }
     }
 
@@ -157,7 +181,12 @@ impl ZoneSet {
         }
         let cap = self.capacity_blocks();
         if lba >= cap || cap - lba < blocks as u64 {
-            return Err(DeviceError::OutOfRange { command, lba, blocks, capacity_blocks: cap });
+            return Err(DeviceError::OutOfRange {
+                command,
+                lba,
+                blocks,
+                capacity_blocks: cap,
+            });
         }
         Ok(())
     }
@@ -186,7 +215,13 @@ impl ZoneSet {
         let end = lba + blocks as u64;
         let zone_end = self.zone_start(zone) + self.layout.zone_size_blocks;
         if end > zone_end {
-            return Err(DeviceError::BoundaryCrossed { command: "read", zone, lba, blocks, capacity_end: zone_end });
+            return Err(DeviceError::BoundaryCrossed {
+                command: "read",
+                zone,
+                lba,
+                blocks,
+                capacity_end: zone_end,
+            });
         }
         let z = &self.zones[zone as usize];
         match z.state {
@@ -195,7 +230,11 @@ impl ZoneSet {
             _ => {}
         }
         if !self.layout.read_unwritten_ok && end > z.write_pointer && z.state != ZoneState::Full {
-            return Err(DeviceError::UnwrittenRead { zone, lba, write_pointer: z.write_pointer });
+            return Err(DeviceError::UnwrittenRead {
+                zone,
+                lba,
+                write_pointer: z.write_pointer,
+            });
         }
         Ok(zone)
     }
@@ -210,14 +249,29 @@ impl ZoneSet {
             }
             let zone_end = self.zone_start(zone) + self.layout.zone_size_blocks;
             if lba + blocks as u64 > zone_end {
-                return Err(DeviceError::BoundaryCrossed { command: "write", zone, lba, blocks, capacity_end: zone_end });
+                return Err(DeviceError::BoundaryCrossed {
+                    command: "write",
+                    zone,
+                    lba,
+                    blocks,
+                    capacity_end: zone_end,
+                });
             }
-            return Ok(ZoneWrite { zone, lba, filled: false, implicitly_closed: None });
+            return Ok(ZoneWrite {
+                zone,
+                lba,
+                filled: false,
+                implicitly_closed: None,
+            });
         }
         let wp = self.zones[zone as usize].write_pointer;
         self.check_writable(zone, "write")?;
         if lba != wp {
-            return Err(DeviceError::NotAtWritePointer { zone, lba, write_pointer: wp });
+            return Err(DeviceError::NotAtWritePointer {
+                zone,
+                lba,
+                write_pointer: wp,
+            });
         }
         self.advance(zone, "write", blocks)
     }
@@ -225,11 +279,17 @@ impl ZoneSet {
     /// Validates and applies a zone append to the zone starting at `zone_lba`.
     pub fn append(&mut self, zone_lba: Lba, blocks: u32) -> Result<ZoneWrite, DeviceError> {
         if blocks == 0 {
-            return Err(DeviceError::ZeroLength { command: "append", lba: zone_lba });
+            return Err(DeviceError::ZeroLength {
+                command: "append",
+                lba: zone_lba,
+            });
         }
         let zone = self.zone_at_start("append", zone_lba)?;
         if self.is_conventional(zone) {
-            return Err(DeviceError::ConventionalZone { command: "append", zone });
+            return Err(DeviceError::ConventionalZone {
+                command: "append",
+                zone,
+            });
         }
         self.check_writable(zone, "append")?;
         self.advance(zone, "append", blocks)
@@ -245,12 +305,23 @@ impl ZoneSet {
     }
 
     /// Writes `blocks` at the write pointer of a writable zone.
-    fn advance(&mut self, zone: u32, command: &'static str, blocks: u32) -> Result<ZoneWrite, DeviceError> {
+    fn advance(
+        &mut self,
+        zone: u32,
+        command: &'static str,
+        blocks: u32,
+    ) -> Result<ZoneWrite, DeviceError> {
         let start = self.zone_start(zone);
         let capacity_end = start + self.layout.zone_capacity_blocks;
         let wp = self.zones[zone as usize].write_pointer;
         if wp + blocks as u64 > capacity_end {
-            return Err(DeviceError::BoundaryCrossed { command, zone, lba: wp, blocks, capacity_end });
+            return Err(DeviceError::BoundaryCrossed {
+                command,
+                zone,
+                lba: wp,
+                blocks,
+                capacity_end,
+            });
         }
         let mut implicitly_closed = None;
         match self.zones[zone as usize].state {
@@ -269,15 +340,30 @@ impl ZoneSet {
         if filled {
             self.set_state(zone, ZoneState::Full);
         }
-        Ok(ZoneWrite { zone, lba: wp, filled, implicitly_closed })
+        Ok(ZoneWrite {
+            zone,
+            lba: wp,
+            filled,
+            implicitly_closed,
+        })
     }
 
     /// Ensures a zone in state `from` (empty or closed) may become open: checks
     /// max-active for an empty zone, and frees an open slot under max-open by
     /// closing the least recently written implicitly open zone if necessary.
-    fn make_room_to_open(&mut self, zone: u32, from: ZoneState) -> Result<Option<u32>, DeviceError> {
-        if from == ZoneState::Empty && self.layout.max_active_zones > 0 && self.active_count >= self.layout.max_active_zones {
-            return Err(DeviceError::TooManyActiveZones { zone, limit: self.layout.max_active_zones });
+    fn make_room_to_open(
+        &mut self,
+        zone: u32,
+        from: ZoneState,
+    ) -> Result<Option<u32>, DeviceError> {
+        if from == ZoneState::Empty
+            && self.layout.max_active_zones > 0
+            && self.active_count >= self.layout.max_active_zones
+        {
+            return Err(DeviceError::TooManyActiveZones {
+                zone,
+                limit: self.layout.max_active_zones,
+            });
         }
         if self.layout.max_open_zones == 0 || self.open_count() < self.layout.max_open_zones {
             return Ok(None);
@@ -293,7 +379,10 @@ impl ZoneSet {
                 self.set_state(v, ZoneState::Closed);
                 Ok(Some(v))
             }
-            None => Err(DeviceError::TooManyOpenZones { zone, limit: self.layout.max_open_zones }),
+            None => Err(DeviceError::TooManyOpenZones {
+                zone,
+                limit: self.layout.max_open_zones,
+            }),
         }
     }
 
@@ -318,7 +407,11 @@ impl ZoneSet {
         match state {
             ZoneState::Offline => DeviceError::Offline { zone },
             ZoneState::ReadOnly => DeviceError::ReadOnly { zone },
-            _ => DeviceError::InvalidTransition { zone, action, state },
+            _ => DeviceError::InvalidTransition {
+                zone,
+                action,
+                state,
+            },
         }
     }
 
@@ -326,7 +419,10 @@ impl ZoneSet {
     pub fn open(&mut self, zone_lba: Lba) -> Result<Option<u32>, DeviceError> {
         let zone = self.zone_at_start("zone-open", zone_lba)?;
         if self.is_conventional(zone) {
-            return Err(DeviceError::ConventionalZone { command: "zone-open", zone });
+            return Err(DeviceError::ConventionalZone {
+                command: "zone-open",
+                zone,
+            });
         }
         match self.zones[zone as usize].state {
             ZoneState::ExplicitlyOpen => Ok(None),
@@ -347,13 +443,23 @@ impl ZoneSet {
     pub fn close(&mut self, zone_lba: Lba) -> Result<(), DeviceError> {
         let zone = self.zone_at_start("zone-close", zone_lba)?;
         if self.is_conventional(zone) {
-            return Err(DeviceError::ConventionalZone { command: "zone-close", zone });
+            return Err(DeviceError::ConventionalZone {
+                command: "zone-close",
+                zone,
+            });
         }
         match self.zones[zone as usize].state {
             ZoneState::Closed => Ok(()),
             ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen => {
                 let untouched = self.zones[zone as usize].write_pointer == self.zone_start(zone);
-                self.set_state(zone, if untouched { ZoneState::Empty } else { ZoneState::Closed });
+                self.set_state(
+                    zone,
+                    if untouched {
+                        ZoneState::Empty
+                    } else {
+                        ZoneState::Closed
+                    },
+                );
                 Ok(())
             }
             _ => Err(self.invalid(zone, "close")),
@@ -365,11 +471,17 @@ impl ZoneSet {
     pub fn finish(&mut self, zone_lba: Lba) -> Result<u64, DeviceError> {
         let zone = self.zone_at_start("zone-finish", zone_lba)?;
         if self.is_conventional(zone) {
-            return Err(DeviceError::ConventionalZone { command: "zone-finish", zone });
+            return Err(DeviceError::ConventionalZone {
+                command: "zone-finish",
+                zone,
+            });
         }
         match self.zones[zone as usize].state {
             ZoneState::Full => Ok(0),
-            ZoneState::Empty | ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen | ZoneState::Closed => {
+            ZoneState::Empty
+            | ZoneState::ImplicitlyOpen
+            | ZoneState::ExplicitlyOpen
+            | ZoneState::Closed => {
                 let end = self.zone_start(zone) + self.layout.zone_capacity_blocks;
                 let padded = end - self.zones[zone as usize].write_pointer;
                 self.zones[zone as usize].write_pointer = end;
@@ -385,11 +497,17 @@ impl ZoneSet {
     pub fn reset(&mut self, zone_lba: Lba) -> Result<u64, DeviceError> {
         let zone = self.zone_at_start("zone-reset", zone_lba)?;
         if self.is_conventional(zone) {
-            return Err(DeviceError::ConventionalZone { command: "zone-reset", zone });
+            return Err(DeviceError::ConventionalZone {
+                command: "zone-reset",
+                zone,
+            });
         }
         match self.zones[zone as usize].state {
             ZoneState::Empty => Ok(0),
-            ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen | ZoneState::Closed | ZoneState::Full => {
+            ZoneState::ImplicitlyOpen
+            | ZoneState::ExplicitlyOpen
+            | ZoneState::Closed
+            | ZoneState::Full => {
                 let start = self.zone_start(zone);
                 let written = self.zones[zone as usize].write_pointer - start;
                 self.zones[zone as usize].write_pointer = start;

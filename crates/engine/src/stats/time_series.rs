@@ -14,7 +14,10 @@ pub struct TimeSeries {
 impl TimeSeries {
     pub fn new(interval_ns: Ns) -> Self {
         assert!(interval_ns > 0, "time series interval must be positive");
-        Self { interval_ns, sums: Vec::new() }
+        Self {
+            interval_ns,
+            sums: Vec::new(),
+        }
     }
 
     /// Adds `value` at virtual time `at_ns`.

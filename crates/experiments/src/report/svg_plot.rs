@@ -36,7 +36,12 @@ pub fn render_figure_svg(fig: &Figure) -> String {
 }
 
 fn y_max(fig: &Figure) -> f64 {
-    let m = fig.series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).filter(|y| y.is_finite()).fold(0.0f64, f64::max);
+    let m = fig
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .filter(|y| y.is_finite())
+        .fold(0.0f64, f64::max);
     // Headroom above the highest point keeps the legend (upper right) off the data.
     if m > 0.0 {
         m * 1.3
@@ -45,7 +50,10 @@ fn y_max(fig: &Figure) -> f64 {
     }
 }
 
-fn draw_bars(root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, fig: &Figure) -> Result<(), String> {
+fn draw_bars(
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    fig: &Figure,
+) -> Result<(), String> {
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let n = fig.categories.len().max(1);
     let mut chart = ChartBuilder::on(root)
@@ -86,14 +94,29 @@ fn draw_bars(root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, fig: &F
             .label(s.name.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
     }
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| e.to_string())
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())
 }
 
-fn draw_lines(root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, fig: &Figure) -> Result<(), String> {
+fn draw_lines(
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    fig: &Figure,
+) -> Result<(), String> {
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let xs = fig.series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
-    let (x_lo, x_hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
-    let (x_lo, x_hi) = if x_lo.is_finite() && x_hi > x_lo { (x_lo, x_hi) } else { (0.0, 1.0) };
+    let (x_lo, x_hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
+    let (x_lo, x_hi) = if x_lo.is_finite() && x_hi > x_lo {
+        (x_lo, x_hi)
+    } else {
+        (0.0, 1.0)
+    };
     let mut chart = ChartBuilder::on(root)
         .caption(&fig.title, ("sans-serif", 20))
         .margin(10)
@@ -101,7 +124,12 @@ fn draw_lines(root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, fig: &
         .y_label_area_size(70)
         .build_cartesian_2d(x_lo..x_hi, 0f64..y_max(fig))
         .map_err(|e| e.to_string())?;
-    chart.configure_mesh().x_desc(fig.x_label.as_str()).y_desc(fig.y_label.as_str()).draw().map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc(fig.x_label.as_str())
+        .y_desc(fig.y_label.as_str())
+        .draw()
+        .map_err(|e| e.to_string())?;
     for (si, s) in fig.series.iter().enumerate() {
         let c = colour(si);
         chart
@@ -110,7 +138,13 @@ fn draw_lines(root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, fig: &
             .label(s.name.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], c.stroke_width(2)));
     }
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| e.to_string())
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -126,7 +160,16 @@ mod tests {
             x_label: "x".into(),
             y_label: "y".into(),
             categories: vec!["a".into(), "b".into()],
-            series: vec![Series { name: "paper".into(), points: vec![(0.0, 1.0), (1.0, 2.0)] }, Series { name: "zonelab".into(), points: vec![(0.0, 1.5), (1.0, 2.5)] }],
+            series: vec![
+                Series {
+                    name: "paper".into(),
+                    points: vec![(0.0, 1.0), (1.0, 2.0)],
+                },
+                Series {
+                    name: "zonelab".into(),
+                    points: vec![(0.0, 1.5), (1.0, 2.5)],
+                },
+            ],
         }
     }
 
@@ -135,7 +178,10 @@ mod tests {
         for kind in [FigureKind::Bar, FigureKind::Line] {
             let svg = render_figure_svg(&fig(kind));
             assert!(svg.starts_with("<svg"), "{svg}");
-            assert!(svg.contains("zonelab") && svg.contains("paper"), "legend missing");
+            assert!(
+                svg.contains("zonelab") && svg.contains("paper"),
+                "legend missing"
+            );
             assert!(svg.contains("<rect") || svg.contains("<polyline"));
         }
     }

@@ -32,12 +32,78 @@ struct Measurement {
 }
 
 const MEASUREMENTS: &[Measurement] = &[
-    Measurement { device: "zn540", metric: "seq_read_mib_s", description: "ZN540 sequential read, 1 MiB, QD1 (HHZS Table 1)", paper: 1039.6, unit: "MiB/s", rw: RwMode::Read, bs_bytes: MIB, io_bytes_at_scale_1: 8 * GIB, region_bytes_at_scale_1: Some(16 * GIB), min_region_bytes: 2 * GIB },
-    Measurement { device: "zn540", metric: "seq_write_mib_s", description: "ZN540 sequential write, 1 MiB, QD1 (HHZS Table 1)", paper: 1002.8, unit: "MiB/s", rw: RwMode::Write, bs_bytes: MIB, io_bytes_at_scale_1: 8 * GIB, region_bytes_at_scale_1: Some(16 * GIB), min_region_bytes: 2 * GIB },
-    Measurement { device: "zn540", metric: "rand_read_iops", description: "ZN540 random 4 KiB reads, QD1 (HHZS Table 1)", paper: 16928.3, unit: "IOPS", rw: RwMode::RandRead, bs_bytes: 4096, io_bytes_at_scale_1: 4 * GIB, region_bytes_at_scale_1: Some(16 * GIB), min_region_bytes: 2 * GIB },
-    Measurement { device: "st14000nm0007", metric: "seq_read_mib_s", description: "ST14000NM0007 sequential read, 1 MiB, QD1 (HHZS Table 1)", paper: 210.0, unit: "MiB/s", rw: RwMode::Read, bs_bytes: MIB, io_bytes_at_scale_1: 4 * GIB, region_bytes_at_scale_1: Some(4 * GIB), min_region_bytes: GIB },
-    Measurement { device: "st14000nm0007", metric: "seq_write_mib_s", description: "ST14000NM0007 sequential write, 1 MiB, QD1 (HHZS Table 1)", paper: 210.0, unit: "MiB/s", rw: RwMode::Write, bs_bytes: MIB, io_bytes_at_scale_1: 4 * GIB, region_bytes_at_scale_1: Some(4 * GIB), min_region_bytes: GIB },
-    Measurement { device: "st14000nm0007", metric: "rand_read_iops", description: "ST14000NM0007 random 4 KiB reads, QD1 (HHZS Table 1)", paper: 115.0, unit: "IOPS", rw: RwMode::RandRead, bs_bytes: 4096, io_bytes_at_scale_1: 80 * MIB, region_bytes_at_scale_1: None, min_region_bytes: 0 },
+    Measurement {
+        device: "zn540",
+        metric: "seq_read_mib_s",
+        description: "ZN540 sequential read, 1 MiB, QD1 (HHZS Table 1)",
+        paper: 1039.6,
+        unit: "MiB/s",
+        rw: RwMode::Read,
+        bs_bytes: MIB,
+        io_bytes_at_scale_1: 8 * GIB,
+        region_bytes_at_scale_1: Some(16 * GIB),
+        min_region_bytes: 2 * GIB,
+    },
+    Measurement {
+        device: "zn540",
+        metric: "seq_write_mib_s",
+        description: "ZN540 sequential write, 1 MiB, QD1 (HHZS Table 1)",
+        paper: 1002.8,
+        unit: "MiB/s",
+        rw: RwMode::Write,
+        bs_bytes: MIB,
+        io_bytes_at_scale_1: 8 * GIB,
+        region_bytes_at_scale_1: Some(16 * GIB),
+        min_region_bytes: 2 * GIB,
+    },
+    Measurement {
+        device: "zn540",
+        metric: "rand_read_iops",
+        description: "ZN540 random 4 KiB reads, QD1 (HHZS Table 1)",
+        paper: 16928.3,
+        unit: "IOPS",
+        rw: RwMode::RandRead,
+        bs_bytes: 4096,
+        io_bytes_at_scale_1: 4 * GIB,
+        region_bytes_at_scale_1: Some(16 * GIB),
+        min_region_bytes: 2 * GIB,
+    },
+    Measurement {
+        device: "st14000nm0007",
+        metric: "seq_read_mib_s",
+        description: "ST14000NM0007 sequential read, 1 MiB, QD1 (HHZS Table 1)",
+        paper: 210.0,
+        unit: "MiB/s",
+        rw: RwMode::Read,
+        bs_bytes: MIB,
+        io_bytes_at_scale_1: 4 * GIB,
+        region_bytes_at_scale_1: Some(4 * GIB),
+        min_region_bytes: GIB,
+    },
+    Measurement {
+        device: "st14000nm0007",
+        metric: "seq_write_mib_s",
+        description: "ST14000NM0007 sequential write, 1 MiB, QD1 (HHZS Table 1)",
+        paper: 210.0,
+        unit: "MiB/s",
+        rw: RwMode::Write,
+        bs_bytes: MIB,
+        io_bytes_at_scale_1: 4 * GIB,
+        region_bytes_at_scale_1: Some(4 * GIB),
+        min_region_bytes: GIB,
+    },
+    Measurement {
+        device: "st14000nm0007",
+        metric: "rand_read_iops",
+        description: "ST14000NM0007 random 4 KiB reads, QD1 (HHZS Table 1)",
+        paper: 115.0,
+        unit: "IOPS",
+        rw: RwMode::RandRead,
+        bs_bytes: 4096,
+        io_bytes_at_scale_1: 80 * MIB,
+        region_bytes_at_scale_1: None,
+        min_region_bytes: 0,
+    },
 ];
 
 impl Target for DevicesTable1 {
@@ -49,44 +115,96 @@ impl Target for DevicesTable1 {
         "HHZS Table 1: ZN540 and ST14000NM0007 at QD1 (sequential 1 MiB, random 4 KiB reads)"
     }
 
-    fn run(&self, opts: &RunOptions, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError> {
+    fn run(
+        &self,
+        opts: &RunOptions,
+        progress: &mut dyn ProgressSink,
+    ) -> Result<ReproduceResult, ReproduceError> {
         let (scale, seed) = (opts.scale, opts.seed);
         let mut claims = Vec::new();
         let total = MEASUREMENTS.len() as u64;
         for (i, m) in MEASUREMENTS.iter().enumerate() {
             progress.step(i as u64, total, &format!("{}.{}", m.device, m.metric));
-            let mut device = open_device(m.device).map_err(|e| ReproduceError::Run(e.to_string()))?;
+            let mut device =
+                open_device(m.device).map_err(|e| ReproduceError::Run(e.to_string()))?;
             // At least 64 requests, whatever the scale.
-            let io = ((m.io_bytes_at_scale_1 as f64 * scale) as u64 / m.bs_bytes).max(64) * m.bs_bytes;
-            let region = m.region_bytes_at_scale_1.map(|r| ((r as f64 * scale) as u64).max(m.min_region_bytes));
+            let io =
+                ((m.io_bytes_at_scale_1 as f64 * scale) as u64 / m.bs_bytes).max(64) * m.bs_bytes;
+            let region = m
+                .region_bytes_at_scale_1
+                .map(|r| ((r as f64 * scale) as u64).max(m.min_region_bytes));
             // Sequential jobs start at the first sequential-write-required zone (an
             // HM-SMR disk's first zones are conventional).
             let info = device.info();
             let offset = match (&info.zoned, region) {
-                (Some(z), Some(_)) => z.conventional_zones as u64 * z.zone_size_blocks * info.block_bytes as u64,
+                (Some(z), Some(_)) => {
+                    z.conventional_zones as u64 * z.zone_size_blocks * info.block_bytes as u64
+                }
                 _ => 0,
             };
-            let spec = JobSpec { rw: m.rw, block_size_bytes: m.bs_bytes, iodepth: 1, numjobs: 1, offset_bytes: offset, size_bytes: region, io_size_bytes: Some(io), ..JobSpec::default() };
-            let fail = |e: crate::bench::BenchError| ReproduceError::Run(format!("{}.{}: {e}", m.device, m.metric));
-            let mut opts = BenchOptions { seed, ..BenchOptions::default() };
+            let spec = JobSpec {
+                rw: m.rw,
+                block_size_bytes: m.bs_bytes,
+                iodepth: 1,
+                numjobs: 1,
+                offset_bytes: offset,
+                size_bytes: region,
+                io_size_bytes: Some(io),
+                ..JobSpec::default()
+            };
+            let fail = |e: crate::bench::BenchError| {
+                ReproduceError::Run(format!("{}.{}: {e}", m.device, m.metric))
+            };
+            let mut opts = BenchOptions {
+                seed,
+                ..BenchOptions::default()
+            };
             if matches!(m.rw, RwMode::Read | RwMode::RandRead) {
                 opts.start_ns = precondition(device.as_mut(), &spec, &opts).map_err(fail)?;
             }
             let r = run_bench(device.as_mut(), &spec, &opts, None).map_err(fail)?;
-            let measured = if m.unit == "IOPS" { r.iops } else { r.throughput_mib_s };
-            claims.push(Claim::within(&format!("{}.{}", m.device, m.metric), m.description, m.paper, measured, m.unit, TOLERANCE));
+            let measured = if m.unit == "IOPS" {
+                r.iops
+            } else {
+                r.throughput_mib_s
+            };
+            claims.push(Claim::within(
+                &format!("{}.{}", m.device, m.metric),
+                m.description,
+                m.paper,
+                measured,
+                m.unit,
+                TOLERANCE,
+            ));
         }
         progress.step(total, total, "done");
         let ratio = Figure {
             id: "measured_over_paper".to_string(),
-            title: "ZoneLab / paper, HHZS Table 1 (1.0 = exact; claims hold within 0.95-1.05)".to_string(),
+            title: "ZoneLab / paper, HHZS Table 1 (1.0 = exact; claims hold within 0.95-1.05)"
+                .to_string(),
             kind: FigureKind::Bar,
             x_label: "measurement".to_string(),
             y_label: "measured / paper".to_string(),
             categories: claims.iter().map(|c| c.id.clone()).collect(),
-            series: vec![Series { name: "zonelab / paper".to_string(), points: claims.iter().enumerate().map(|(i, c)| (i as f64, c.measured / c.paper)).collect() }],
+            series: vec![Series {
+                name: "zonelab / paper".to_string(),
+                points: claims
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| (i as f64, c.measured / c.paper))
+                    .collect(),
+            }],
         };
-        let figures = vec![figure(&claims, "seq_throughput", "Sequential throughput, 1 MiB, QD1", "MiB/s", |c| c.unit == "MiB/s"), ratio];
+        let figures = vec![
+            figure(
+                &claims,
+                "seq_throughput",
+                "Sequential throughput, 1 MiB, QD1",
+                "MiB/s",
+                |c| c.unit == "MiB/s",
+            ),
+            ratio,
+        ];
         Ok(ReproduceResult {
             target: self.name().to_string(),
             scale,
@@ -103,11 +221,21 @@ impl Target for DevicesTable1 {
 }
 
 /// A bar figure of paper vs measured for the claims selected by `pick`.
-fn figure(claims: &[Claim], id: &str, title: &str, unit: &str, pick: impl Fn(&Claim) -> bool) -> Figure {
+fn figure(
+    claims: &[Claim],
+    id: &str,
+    title: &str,
+    unit: &str,
+    pick: impl Fn(&Claim) -> bool,
+) -> Figure {
     let chosen: Vec<&Claim> = claims.iter().filter(|c| pick(c)).collect();
     let series = |name: &str, f: &dyn Fn(&Claim) -> f64| Series {
         name: name.to_string(),
-        points: chosen.iter().enumerate().map(|(i, c)| (i as f64, f(c))).collect(),
+        points: chosen
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i as f64, f(c)))
+            .collect(),
     };
     Figure {
         id: id.to_string(),
@@ -116,6 +244,9 @@ fn figure(claims: &[Claim], id: &str, title: &str, unit: &str, pick: impl Fn(&Cl
         x_label: "measurement".to_string(),
         y_label: unit.to_string(),
         categories: chosen.iter().map(|c| c.id.clone()).collect(),
-        series: vec![series("paper", &|c| c.paper), series("zonelab", &|c| c.measured)],
+        series: vec![
+            series("paper", &|c| c.paper),
+            series("zonelab", &|c| c.measured),
+        ],
     }
 }

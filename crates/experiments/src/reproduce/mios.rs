@@ -6,7 +6,10 @@
 //! Table 4 (other HDDs), Fig. 14 (660p SSD) and Fig. 15 (fio interval sweep) are in
 //! `mios_extra.rs`. Fig. 11 and Fig. 12 are not produced yet.
 
-use super::mios_extra::{aged_ssd as aged, err, extra, pangu_requests, EXTRA_STEPS, HDD_10TB as HDD, LOG_BYTES, SSD_960 as SSD};
+use super::mios_extra::{
+    aged_ssd as aged, err, extra, pangu_requests, EXTRA_STEPS, HDD_10TB as HDD, LOG_BYTES,
+    SSD_960 as SSD,
+};
 use super::{ProgressSink, ReproduceError, RunOptions, Target};
 use crate::reproduce_result::{round_sig, Claim, Figure, FigureKind, ReproduceResult, Series};
 use zonelab_devices::{open_device, Device};
@@ -32,7 +35,11 @@ impl Target for MiosTarget {
         "BCW/MIOS: predictor accuracy (§4.1), Pangu-like nodes A-D with Baseline / MIOS_D / MIOS_E (Fig. 7-9, Table 3)"
     }
 
-    fn run(&self, opts: &RunOptions, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError> {
+    fn run(
+        &self,
+        opts: &RunOptions,
+        progress: &mut dyn ProgressSink,
+    ) -> Result<ReproduceResult, ReproduceError> {
         let total = 2 + 3 * PANGU_TABLE_1.len() as u64 + EXTRA_STEPS;
         progress.step(0, total, "profile HDD");
         let mut hdd = open_device(HDD).map_err(err)?;
@@ -40,11 +47,37 @@ impl Target for MiosTarget {
         let params = prof.params;
         progress.step(1, total, "predictor accuracy");
         let mut hdd = open_device(HDD).map_err(err)?;
-        let acc = accuracy_experiment(hdd.as_mut(), &AccuracyConfig::scaled(opts.scale).map_err(err)?, &mut |_, _| {}).map_err(err)?;
+        let acc = accuracy_experiment(
+            hdd.as_mut(),
+            &AccuracyConfig::scaled(opts.scale).map_err(err)?,
+            &mut |_, _| {},
+        )
+        .map_err(err)?;
         let mut claims = vec![
-            Claim::within("predictor.accuracy_f", "§4.1: share of F writes predicted F (100 GB of 128 KiB writes, sync every 1 GB)", 99.5, acc.f.accuracy.unwrap_or(f64::NAN) * 100.0, "%", 0.05),
-            Claim::within("predictor.accuracy_m", "§4.1: share of M writes predicted M", 98.1, acc.m.accuracy.unwrap_or(f64::NAN) * 100.0, "%", 0.05),
-            Claim::within("predictor.accuracy_s", "§4.1: share of S writes predicted S", 60.3, acc.s.accuracy.unwrap_or(f64::NAN) * 100.0, "%", 0.25),
+            Claim::within(
+                "predictor.accuracy_f",
+                "§4.1: share of F writes predicted F (100 GB of 128 KiB writes, sync every 1 GB)",
+                99.5,
+                acc.f.accuracy.unwrap_or(f64::NAN) * 100.0,
+                "%",
+                0.05,
+            ),
+            Claim::within(
+                "predictor.accuracy_m",
+                "§4.1: share of M writes predicted M",
+                98.1,
+                acc.m.accuracy.unwrap_or(f64::NAN) * 100.0,
+                "%",
+                0.05,
+            ),
+            Claim::within(
+                "predictor.accuracy_s",
+                "§4.1: share of S writes predicted S",
+                60.3,
+                acc.s.accuracy.unwrap_or(f64::NAN) * 100.0,
+                "%",
+                0.25,
+            ),
         ];
         let mut results: Vec<[NodeResult; 3]> = Vec::new();
         let mut thresholds = Vec::new();
@@ -52,7 +85,8 @@ impl Target for MiosTarget {
         // L depends only on the SSD, the HDD's L_m and the seed, not on the node's
         // workload (§4.3), so it is measured once and used for every node.
         let (mut probe, _) = aged_ssd()?;
-        let q = measure_threshold(probe.as_mut(), 4 * KIB, params.l_m_ns, 32, 2_000, opts.seed).map_err(err)?;
+        let q = measure_threshold(probe.as_mut(), 4 * KIB, params.l_m_ns, 32, 2_000, opts.seed)
+            .map_err(err)?;
         drop(probe);
         for node in PANGU_TABLE_1.iter() {
             thresholds.push(q.threshold);
@@ -63,23 +97,79 @@ impl Target for MiosTarget {
                 let (mut ssd, start) = aged_ssd()?;
                 let mut hdd = open_device(HDD).map_err(err)?;
                 let capacity = ssd.info().capacity_bytes();
-                let reqs: Vec<UserRequest> = pangu_requests(node, opts.scale, opts.seed, capacity, start);
+                let reqs: Vec<UserRequest> =
+                    pangu_requests(node, opts.scale, opts.seed, capacity, start);
                 let cfg = NodeConfig::paper(policy, q.threshold, params, LOG_BYTES);
                 per_policy.push(run_node(ssd.as_mut(), hdd.as_mut(), &reqs, &cfg).map_err(err)?);
             }
             let arr: [NodeResult; 3] = per_policy.try_into().map_err(|_| err("three policies"))?;
             results.push(arr);
         }
-        let more = extra(opts.scale, opts.seed, params, &thresholds, &results, progress, super::mios_extra::Steps { done: step, total })?;
+        let more = extra(
+            opts.scale,
+            opts.seed,
+            params,
+            &thresholds,
+            &results,
+            progress,
+            super::mios_extra::Steps { done: step, total },
+        )?;
         progress.step(total, total, "done");
-        let red = |base: u64, new: u64| if base > 0 { (1.0 - new as f64 / base as f64) * 100.0 } else { f64::NAN };
-        let redf = |base: f64, new: f64| if base > 0.0 { (1.0 - new / base) * 100.0 } else { f64::NAN };
+        let red = |base: u64, new: u64| {
+            if base > 0 {
+                (1.0 - new as f64 / base as f64) * 100.0
+            } else {
+                f64::NAN
+            }
+        };
+        let redf = |base: f64, new: f64| {
+            if base > 0.0 {
+                (1.0 - new / base) * 100.0
+            } else {
+                f64::NAN
+            }
+        };
         let (a, b) = (&results[0], &results[1]);
-        claims.push(Claim::within("fig7.b.avg_reduction", "Fig. 7: node B average write latency, MIOS_D vs Baseline", 65.0, redf(b[0].write_latency.mean_ns, b[1].write_latency.mean_ns), "%", 0.25));
-        claims.push(Claim::within("fig7.b.p99_reduction", "Fig. 7: node B p99 write latency, MIOS_D vs Baseline", 85.0, red(b[0].write_latency.p99_ns, b[1].write_latency.p99_ns), "%", 0.25));
-        claims.push(Claim::in_range("fig7.a.avg_reduction", "Fig. 7: node A average write latency, MIOS_D vs Baseline (paper: about 2%)", 0.0, 10.0, redf(a[0].write_latency.mean_ns, a[1].write_latency.mean_ns), "%"));
-        claims.push(Claim::in_range("fig7.a.p99_reduction", "Fig. 7: node A p99 write latency, MIOS_D vs Baseline (paper: about 3.5%)", 0.0, 10.0, red(a[0].write_latency.p99_ns, a[1].write_latency.p99_ns), "%"));
-        claims.push(Claim::within("table3.a.mios_e_ssd_write_reduction", "Table 3: node A SSD data written, MIOS_E vs Baseline (paper: up to 93.3%)", 93.3, red(a[0].ssd_write_bytes, a[2].ssd_write_bytes), "%", 0.1));
+        claims.push(Claim::within(
+            "fig7.b.avg_reduction",
+            "Fig. 7: node B average write latency, MIOS_D vs Baseline",
+            65.0,
+            redf(b[0].write_latency.mean_ns, b[1].write_latency.mean_ns),
+            "%",
+            0.25,
+        ));
+        claims.push(Claim::within(
+            "fig7.b.p99_reduction",
+            "Fig. 7: node B p99 write latency, MIOS_D vs Baseline",
+            85.0,
+            red(b[0].write_latency.p99_ns, b[1].write_latency.p99_ns),
+            "%",
+            0.25,
+        ));
+        claims.push(Claim::in_range(
+            "fig7.a.avg_reduction",
+            "Fig. 7: node A average write latency, MIOS_D vs Baseline (paper: about 2%)",
+            0.0,
+            10.0,
+            redf(a[0].write_latency.mean_ns, a[1].write_latency.mean_ns),
+            "%",
+        ));
+        claims.push(Claim::in_range(
+            "fig7.a.p99_reduction",
+            "Fig. 7: node A p99 write latency, MIOS_D vs Baseline (paper: about 3.5%)",
+            0.0,
+            10.0,
+            red(a[0].write_latency.p99_ns, a[1].write_latency.p99_ns),
+            "%",
+        ));
+        claims.push(Claim::within(
+            "table3.a.mios_e_ssd_write_reduction",
+            "Table 3: node A SSD data written, MIOS_E vs Baseline (paper: up to 93.3%)",
+            93.3,
+            red(a[0].ssd_write_bytes, a[2].ssd_write_bytes),
+            "%",
+            0.1,
+        ));
 
         let names: Vec<String> = PANGU_TABLE_1.iter().map(|n| n.name.to_string()).collect();
         let bars = |id: &str, title: &str, y: &str, f: &dyn Fn(&NodeResult) -> f64| Figure {
@@ -92,16 +182,50 @@ impl Target for MiosTarget {
             series: ["Baseline", "MIOS_D", "MIOS_E"]
                 .iter()
                 .enumerate()
-                .map(|(pi, n)| Series { name: n.to_string(), points: results.iter().enumerate().map(|(ni, r)| (ni as f64, round_sig(f(&r[pi])))).collect() })
+                .map(|(pi, n)| Series {
+                    name: n.to_string(),
+                    points: results
+                        .iter()
+                        .enumerate()
+                        .map(|(ni, r)| (ni as f64, round_sig(f(&r[pi]))))
+                        .collect(),
+                })
                 .collect(),
         };
         let mut figures = vec![
-            bars("fig7_avg", "Fig. 7: average write latency (us)", "us", &|r| r.write_latency.mean_ns / 1e3),
-            bars("fig7_p99", "Fig. 7: p99 write latency (us)", "us", &|r| r.write_latency.p99_ns as f64 / 1e3),
-            bars("fig7_p999", "Fig. 7: p99.9 write latency (us)", "us", &|r| r.write_latency.p999_ns as f64 / 1e3),
-            bars("table3_ssd_writes", "Table 3: SSD data written (GB)", "GB", &|r| r.ssd_write_bytes as f64 / 1e9),
-            bars("table3_hdd_writes", "Table 3: HDD data written incl. padding (GB)", "GB", &|r| (r.hdd_user_write_bytes + r.hdd_padding_bytes) as f64 / 1e9),
-            bars("table5_hdd_utilisation", "Table 5: HDD gross utilisation (%)", "%", &|r| r.hdd_gross_utilisation * 100.0),
+            bars(
+                "fig7_avg",
+                "Fig. 7: average write latency (us)",
+                "us",
+                &|r| r.write_latency.mean_ns / 1e3,
+            ),
+            bars("fig7_p99", "Fig. 7: p99 write latency (us)", "us", &|r| {
+                r.write_latency.p99_ns as f64 / 1e3
+            }),
+            bars(
+                "fig7_p999",
+                "Fig. 7: p99.9 write latency (us)",
+                "us",
+                &|r| r.write_latency.p999_ns as f64 / 1e3,
+            ),
+            bars(
+                "table3_ssd_writes",
+                "Table 3: SSD data written (GB)",
+                "GB",
+                &|r| r.ssd_write_bytes as f64 / 1e9,
+            ),
+            bars(
+                "table3_hdd_writes",
+                "Table 3: HDD data written incl. padding (GB)",
+                "GB",
+                &|r| (r.hdd_user_write_bytes + r.hdd_padding_bytes) as f64 / 1e9,
+            ),
+            bars(
+                "table5_hdd_utilisation",
+                "Table 5: HDD gross utilisation (%)",
+                "%",
+                &|r| r.hdd_gross_utilisation * 100.0,
+            ),
         ];
         // Fig. 8: CDF of the SSD queue length, Baseline vs MIOS_D, per node.
         let mut cdf_series = Vec::new();
@@ -116,12 +240,26 @@ impl Target for MiosTarget {
                     acc += c;
                     (l as f64, round_sig(acc as f64 / total.max(1) as f64))
                 });
-                cdf_series.push(Series { name: format!("{} {}", names[ni], pname), points: points.collect() });
+                cdf_series.push(Series {
+                    name: format!("{} {}", names[ni], pname),
+                    points: points.collect(),
+                });
             }
         }
-        figures.push(Figure { id: "fig8_ssd_queue_cdf".into(), title: "Fig. 8: CDF of SSD queue length".into(), kind: FigureKind::Line, x_label: "queue length".into(), y_label: "CDF".into(), categories: vec![], series: cdf_series });
+        figures.push(Figure {
+            id: "fig8_ssd_queue_cdf".into(),
+            title: "Fig. 8: CDF of SSD queue length".into(),
+            kind: FigureKind::Line,
+            x_label: "queue length".into(),
+            y_label: "CDF".into(),
+            categories: vec![],
+            series: cdf_series,
+        });
         // Fig. 9: node B mean write latency per size group.
-        let groups: Vec<String> = ["<4K", "4-16K", "16-64K", "64-256K", "256K-1M", ">=1M"].iter().map(|s| s.to_string()).collect();
+        let groups: Vec<String> = ["<4K", "4-16K", "16-64K", "64-256K", "256K-1M", ">=1M"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         figures.push(Figure {
             id: "fig9_b_latency_by_size".into(),
             title: "Fig. 9: node B mean write latency per request size (us)".into(),
@@ -131,7 +269,15 @@ impl Target for MiosTarget {
             categories: groups,
             series: [(0, "Baseline"), (1, "MIOS_D")]
                 .iter()
-                .map(|(pi, n)| Series { name: n.to_string(), points: b[*pi].write_latency_by_size_ns.iter().enumerate().map(|(g, v)| (g as f64, round_sig(v / 1e3))).collect() })
+                .map(|(pi, n)| Series {
+                    name: n.to_string(),
+                    points: b[*pi]
+                        .write_latency_by_size_ns
+                        .iter()
+                        .enumerate()
+                        .map(|(g, v)| (g as f64, round_sig(v / 1e3)))
+                        .collect(),
+                })
                 .collect(),
         });
         let mut notes = vec![
@@ -149,6 +295,14 @@ impl Target for MiosTarget {
         claims.extend(more.claims);
         figures.extend(more.figures);
         notes.extend(more.notes);
-        Ok(ReproduceResult { target: "mios".into(), scale: opts.scale, seed: opts.seed, version: env!("CARGO_PKG_VERSION").into(), claims, figures, notes })
+        Ok(ReproduceResult {
+            target: "mios".into(),
+            scale: opts.scale,
+            seed: opts.seed,
+            version: env!("CARGO_PKG_VERSION").into(),
+            claims,
+            figures,
+            notes,
+        })
     }
 }

@@ -21,7 +21,13 @@ pub(super) const HDD_10TB: &str = "wd100efax";
 pub(super) const LOG_BYTES: u64 = 256 * GIB;
 /// Fig. 13 drives: the brief's three (10 TB WD, 8 TB WD, 8 TB Seagate) and the
 /// paper's two 4 TB drives (WD, Seagate).
-pub(super) const FIG13_HDDS: [&str; 5] = [HDD_10TB, "wd8004fryz", "st8000dm004", "wd40ezrz", "st4000dm004"];
+pub(super) const FIG13_HDDS: [&str; 5] = [
+    HDD_10TB,
+    "wd8004fryz",
+    "st8000dm004",
+    "wd40ezrz",
+    "st4000dm004",
+];
 /// Fig. 15: the fio write interval (µs) and the write size.
 pub(super) const FIO_INTERVALS_US: [u64; 5] = [20, 40, 80, 160, 320];
 const FIO_WRITE_BYTES: u64 = 32 * KIB;
@@ -43,22 +49,50 @@ pub(super) fn aged_ssd(name: &str) -> Result<(Box<dyn Device>, u64), ReproduceEr
     let n = ssd.info().capacity_blocks / blocks as u64;
     let mut t = 0;
     for i in 0..n {
-        t = ssd.submit(t, &Command::Write { lba: i * blocks as u64, blocks }, Payload::SizeOnly).map_err(err)?.done_ns;
+        t = ssd
+            .submit(
+                t,
+                &Command::Write {
+                    lba: i * blocks as u64,
+                    blocks,
+                },
+                Payload::SizeOnly,
+            )
+            .map_err(err)?
+            .done_ns;
     }
     Ok((ssd, t + NS_PER_S))
 }
 
 /// A node's Pangu-like requests (trims dropped), starting at `start`.
-pub(super) fn pangu_requests(node: &PanguNode, scale: f64, seed: u64, capacity: u64, start: u64) -> Vec<UserRequest> {
+pub(super) fn pangu_requests(
+    node: &PanguNode,
+    scale: f64,
+    seed: u64,
+    capacity: u64,
+    start: u64,
+) -> Vec<UserRequest> {
     let rng = RngStreams::new(seed).stream(&format!("pangu.{}", node.name));
     PanguTrace::new(*node, scale, capacity, rng)
         .filter(|r| r.op != TraceOp::Trim)
-        .map(|r| UserRequest { arrival_ns: start + r.time_ns, write: r.op == TraceOp::Write, offset_bytes: r.offset_bytes, size_bytes: r.size_bytes })
+        .map(|r| UserRequest {
+            arrival_ns: start + r.time_ns,
+            write: r.op == TraceOp::Write,
+            offset_bytes: r.offset_bytes,
+            size_bytes: r.size_bytes,
+        })
         .collect()
 }
 
 /// One node run on a fresh aged `ssd` and a fresh `hdd`.
-pub(super) fn run_pangu(node: &PanguNode, ssd: &str, hdd: &str, cfg: &NodeConfig, scale: f64, seed: u64) -> Result<NodeResult, ReproduceError> {
+pub(super) fn run_pangu(
+    node: &PanguNode,
+    ssd: &str,
+    hdd: &str,
+    cfg: &NodeConfig,
+    scale: f64,
+    seed: u64,
+) -> Result<NodeResult, ReproduceError> {
     let (mut s, start) = aged_ssd(ssd)?;
     let mut h = open_device(hdd).map_err(err)?;
     let reqs = pangu_requests(node, scale, seed, s.info().capacity_bytes(), start);
@@ -66,7 +100,8 @@ pub(super) fn run_pangu(node: &PanguNode, ssd: &str, hdd: &str, cfg: &NodeConfig
 }
 
 /// Steps [`extra`] reports to the progress sink.
-pub(super) const EXTRA_STEPS: u64 = 1 + 2 * (FIG13_HDDS.len() as u64 - 1) + 1 + 6 + 4 * FIO_INTERVALS_US.len() as u64;
+pub(super) const EXTRA_STEPS: u64 =
+    1 + 2 * (FIG13_HDDS.len() as u64 - 1) + 1 + 6 + 4 * FIO_INTERVALS_US.len() as u64;
 
 pub(super) struct Extra {
     pub claims: Vec<Claim>,
@@ -82,12 +117,35 @@ fn hdd_written(r: &NodeResult) -> u64 {
     r.hdd_user_write_bytes + r.hdd_padding_bytes
 }
 
-fn bar(id: &str, title: &str, x: &str, y: &str, categories: &[String], series: Vec<Series>) -> Figure {
-    Figure { id: id.into(), title: title.into(), kind: FigureKind::Bar, x_label: x.into(), y_label: y.into(), categories: categories.to_vec(), series }
+fn bar(
+    id: &str,
+    title: &str,
+    x: &str,
+    y: &str,
+    categories: &[String],
+    series: Vec<Series>,
+) -> Figure {
+    Figure {
+        id: id.into(),
+        title: title.into(),
+        kind: FigureKind::Bar,
+        x_label: x.into(),
+        y_label: y.into(),
+        categories: categories.to_vec(),
+        series,
+    }
 }
 
 fn line(id: &str, title: &str, x: &str, y: &str, series: Vec<Series>) -> Figure {
-    Figure { id: id.into(), title: title.into(), kind: FigureKind::Line, x_label: x.into(), y_label: y.into(), categories: vec![], series }
+    Figure {
+        id: id.into(),
+        title: title.into(),
+        kind: FigureKind::Line,
+        x_label: x.into(),
+        y_label: y.into(),
+        categories: vec![],
+        series,
+    }
 }
 
 /// Fig. 10, 13/Table 4, 14, 15. `params` is the 10 TB WD profile, `l` the threshold
@@ -99,20 +157,44 @@ pub(super) struct Steps {
     pub total: u64,
 }
 
-pub(super) fn extra(scale: f64, seed: u64, params: ProfiledParams, l: &[u32], base: &[[NodeResult; 3]], progress: &mut dyn ProgressSink, steps: Steps) -> Result<Extra, ReproduceError> {
-    let Steps { done: mut step, total } = steps;
+pub(super) fn extra(
+    scale: f64,
+    seed: u64,
+    params: ProfiledParams,
+    l: &[u32],
+    base: &[[NodeResult; 3]],
+    progress: &mut dyn ProgressSink,
+    steps: Steps,
+) -> Result<Extra, ReproduceError> {
+    let Steps {
+        done: mut step,
+        total,
+    } = steps;
     let mut claims = Vec::new();
     let mut figures = Vec::new();
     let mut notes = Vec::new();
     let node_b = &PANGU_TABLE_1[1];
     let node_a = &PANGU_TABLE_1[0];
     let (b_base, b_def) = (&base[1][0], &base[1][1]);
-    let red = |old: f64, new: f64| if old > 0.0 { (1.0 - new / old) * 100.0 } else { f64::NAN };
+    let red = |old: f64, new: f64| {
+        if old > 0.0 {
+            (1.0 - new / old) * 100.0
+        } else {
+            f64::NAN
+        }
+    };
 
     // ---- Fig. 10: L (Def) vs L+1 (Inc), node B, MIOS_D.
     progress.step(step, total, "fig10 node B MIOS_D L+1");
     step += 1;
-    let b_inc = run_pangu(node_b, SSD_960, HDD_10TB, &NodeConfig::paper(Policy::MiosD, l[1] + 1, params, LOG_BYTES), scale, seed)?;
+    let b_inc = run_pangu(
+        node_b,
+        SSD_960,
+        HDD_10TB,
+        &NodeConfig::paper(Policy::MiosD, l[1] + 1, params, LOG_BYTES),
+        scale,
+        seed,
+    )?;
     let cats10 = vec![format!("Def (L={})", l[1]), format!("Inc (L={})", l[1] + 1)];
     let pair = [b_def, &b_inc];
     figures.push(bar(
@@ -122,9 +204,30 @@ pub(super) fn extra(scale: f64, seed: u64, params: ProfiledParams, l: &[u32], ba
         "us",
         &cats10,
         vec![
-            Series { name: "avg".into(), points: pair.iter().enumerate().map(|(i, r)| (i as f64, us(r.write_latency.mean_ns))).collect() },
-            Series { name: "p99".into(), points: pair.iter().enumerate().map(|(i, r)| (i as f64, us(r.write_latency.p99_ns as f64))).collect() },
-            Series { name: "p99.9".into(), points: pair.iter().enumerate().map(|(i, r)| (i as f64, us(r.write_latency.p999_ns as f64))).collect() },
+            Series {
+                name: "avg".into(),
+                points: pair
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (i as f64, us(r.write_latency.mean_ns)))
+                    .collect(),
+            },
+            Series {
+                name: "p99".into(),
+                points: pair
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (i as f64, us(r.write_latency.p99_ns as f64)))
+                    .collect(),
+            },
+            Series {
+                name: "p99.9".into(),
+                points: pair
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (i as f64, us(r.write_latency.p999_ns as f64)))
+                    .collect(),
+            },
         ],
     ));
     figures.push(bar(
@@ -133,10 +236,34 @@ pub(super) fn extra(scale: f64, seed: u64, params: ProfiledParams, l: &[u32], ba
         "threshold",
         "GB",
         &cats10,
-        vec![Series { name: "redirected".into(), points: pair.iter().enumerate().map(|(i, r)| (i as f64, round_sig(r.hdd_user_write_bytes as f64 / 1e9))).collect() }],
+        vec![Series {
+            name: "redirected".into(),
+            points: pair
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (i as f64, round_sig(r.hdd_user_write_bytes as f64 / 1e9)))
+                .collect(),
+        }],
     ));
-    claims.push(Claim::within("fig10.b.redirected_reduction", "Fig. 10(b): node B data redirected, L+1 vs L (MIOS_D)", 64.0, red(b_def.hdd_user_write_bytes as f64, b_inc.hdd_user_write_bytes as f64), "%", 0.25));
-    claims.push(Claim::in_range("fig10.b.avg_reduction", "Fig. 10(a): node B average latency, L+1 vs L (paper: slightly lower, under 10%)", 0.0, 10.0, red(b_def.write_latency.mean_ns, b_inc.write_latency.mean_ns), "%"));
+    claims.push(Claim::within(
+        "fig10.b.redirected_reduction",
+        "Fig. 10(b): node B data redirected, L+1 vs L (MIOS_D)",
+        64.0,
+        red(
+            b_def.hdd_user_write_bytes as f64,
+            b_inc.hdd_user_write_bytes as f64,
+        ),
+        "%",
+        0.25,
+    ));
+    claims.push(Claim::in_range(
+        "fig10.b.avg_reduction",
+        "Fig. 10(a): node B average latency, L+1 vs L (paper: slightly lower, under 10%)",
+        0.0,
+        10.0,
+        red(b_def.write_latency.mean_ns, b_inc.write_latency.mean_ns),
+        "%",
+    ));
     notes.push(format!(
         "Fig. 10 (node B, MIOS_D): L={} avg {:.1} us, p99 {:.1} us, redirected {:.2} GB ({} writes); L={} avg {:.1} us, p99 {:.1} us, redirected {:.2} GB ({} writes).",
         l[1],
@@ -152,26 +279,44 @@ pub(super) fn extra(scale: f64, seed: u64, params: ProfiledParams, l: &[u32], ba
     ));
 
     // ---- Fig. 13 / Table 4: node B, MIOS_D with each HDD (profiled first).
-    let mut drives: Vec<(String, NodeResult, ProfiledParams)> = vec![(HDD_10TB.to_string(), b_def.clone(), params)];
+    let mut drives: Vec<(String, NodeResult, ProfiledParams)> =
+        vec![(HDD_10TB.to_string(), b_def.clone(), params)];
     for hdd in FIG13_HDDS.iter().skip(1) {
         progress.step(step, total, &format!("fig13 profile {hdd}"));
         step += 1;
-        let prof = open_device(hdd).map_err(err).and_then(|mut d| profile(d.as_mut(), &ProfileConfig::new(64 * KIB)).map_err(err));
+        let prof = open_device(hdd)
+            .map_err(err)
+            .and_then(|mut d| profile(d.as_mut(), &ProfileConfig::new(64 * KIB)).map_err(err));
         let p = match prof {
             Ok(p) => p.params,
             Err(e) => {
-                notes.push(format!("Fig. 13: {hdd} could not be profiled ({e}); left out."));
+                notes.push(format!(
+                    "Fig. 13: {hdd} could not be profiled ({e}); left out."
+                ));
                 step += 1;
                 continue;
             }
         };
         progress.step(step, total, &format!("fig13 node B MIOS_D {hdd}"));
         step += 1;
-        let r = run_pangu(node_b, SSD_960, hdd, &NodeConfig::paper(Policy::MiosD, l[1], p, LOG_BYTES), scale, seed)?;
+        let r = run_pangu(
+            node_b,
+            SSD_960,
+            hdd,
+            &NodeConfig::paper(Policy::MiosD, l[1], p, LOG_BYTES),
+            scale,
+            seed,
+        )?;
         drives.push((hdd.to_string(), r, p));
     }
     let cats13: Vec<String> = drives.iter().map(|d| d.0.clone()).collect();
-    let per_drive = |f: &dyn Fn(&NodeResult) -> f64| drives.iter().enumerate().map(|(i, d)| (i as f64, round_sig(f(&d.1)))).collect::<Vec<_>>();
+    let per_drive = |f: &dyn Fn(&NodeResult) -> f64| {
+        drives
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (i as f64, round_sig(f(&d.1))))
+            .collect::<Vec<_>>()
+    };
     figures.push(bar(
         "fig13_b_latency_by_hdd",
         "Fig. 13(a): node B MIOS_D latency with different HDDs (us)",
@@ -179,19 +324,43 @@ pub(super) fn extra(scale: f64, seed: u64, params: ProfiledParams, l: &[u32], ba
         "us",
         &cats13,
         vec![
-            Series { name: "avg".into(), points: per_drive(&|r| r.write_latency.mean_ns / 1e3) },
-            Series { name: "p99".into(), points: per_drive(&|r| r.write_latency.p99_ns as f64 / 1e3) },
-            Series { name: "p99.9".into(), points: per_drive(&|r| r.write_latency.p999_ns as f64 / 1e3) },
+            Series {
+                name: "avg".into(),
+                points: per_drive(&|r| r.write_latency.mean_ns / 1e3),
+            },
+            Series {
+                name: "p99".into(),
+                points: per_drive(&|r| r.write_latency.p99_ns as f64 / 1e3),
+            },
+            Series {
+                name: "p99.9".into(),
+                points: per_drive(&|r| r.write_latency.p999_ns as f64 / 1e3),
+            },
         ],
     ));
-    let groups: Vec<String> = ["<4K", "4-16K", "16-64K", "64-256K", "256K-1M", ">=1M"].iter().map(|s| s.to_string()).collect();
+    let groups: Vec<String> = ["<4K", "4-16K", "16-64K", "64-256K", "256K-1M", ">=1M"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     figures.push(bar(
         "fig13_b_latency_by_size",
         "Fig. 13(b): node B MIOS_D mean write latency per request size, per HDD (us)",
         "size group",
         "us",
         &groups,
-        drives.iter().map(|d| Series { name: d.0.clone(), points: d.1.write_latency_by_size_ns.iter().enumerate().map(|(g, v)| (g as f64, us(*v))).collect() }).collect(),
+        drives
+            .iter()
+            .map(|d| Series {
+                name: d.0.clone(),
+                points: d
+                    .1
+                    .write_latency_by_size_ns
+                    .iter()
+                    .enumerate()
+                    .map(|(g, v)| (g as f64, us(*v)))
+                    .collect(),
+            })
+            .collect(),
     ));
     let mut cats4 = vec!["Baseline".to_string()];
     cats4.extend(cats13.iter().cloned());
@@ -211,13 +380,35 @@ pub(super) fn extra(scale: f64, seed: u64, params: ProfiledParams, l: &[u32], ba
     ));
     let spread = |f: &dyn Fn(&NodeResult) -> f64| {
         let v: Vec<f64> = drives.iter().map(|d| f(&d.1)).collect();
-        let (lo, hi) = v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
-        if lo > 0.0 { (hi / lo - 1.0) * 100.0 } else { f64::NAN }
+        let (lo, hi) = v
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                (a.min(x), b.max(x))
+            });
+        if lo > 0.0 {
+            (hi / lo - 1.0) * 100.0
+        } else {
+            f64::NAN
+        }
     };
     claims.push(Claim::in_range("fig13.b.avg_spread", "Fig. 13(a): node B MIOS_D average latency, largest vs smallest across HDDs (paper: under 3%)", 0.0, 3.0, spread(&|r| r.write_latency.mean_ns), "%"));
-    claims.push(Claim::in_range("fig13.b.p99_spread", "Fig. 13(a): node B MIOS_D p99 latency, largest vs smallest across HDDs (paper: under 3%)", 0.0, 3.0, spread(&|r| r.write_latency.p99_ns as f64), "%"));
+    claims.push(Claim::in_range(
+        "fig13.b.p99_spread",
+        "Fig. 13(a): node B MIOS_D p99 latency, largest vs smallest across HDDs (paper: under 3%)",
+        0.0,
+        3.0,
+        spread(&|r| r.write_latency.p99_ns as f64),
+        "%",
+    ));
     claims.push(Claim::in_range("table4.b.redirected_spread", "Table 4: node B data redirected by MIOS_D, largest vs smallest across HDDs (paper: under 5%)", 0.0, 5.0, spread(&|r| r.hdd_user_write_bytes as f64), "%"));
-    claims.push(Claim::within("table4.b.ssd_write_reduction_wd10tb", "Table 4: node B SSD data written, MIOS_D on the 10 TB WD vs Baseline (61.2 -> 4.1 GB)", 93.3, red(b_base.ssd_write_bytes as f64, b_def.ssd_write_bytes as f64), "%", 0.1));
+    claims.push(Claim::within(
+        "table4.b.ssd_write_reduction_wd10tb",
+        "Table 4: node B SSD data written, MIOS_D on the 10 TB WD vs Baseline (61.2 -> 4.1 GB)",
+        93.3,
+        red(b_base.ssd_write_bytes as f64, b_def.ssd_write_bytes as f64),
+        "%",
+        0.1,
+    ));
     for (name, r, p) in &drives {
         notes.push(format!(
             "Fig. 13 / Table 4 (node B, MIOS_D, {name}: L_f {:.0} us, L_m {:.0} us, L_s {:.1} ms, W_f {:.1} MiB, W_m {:.1} MiB): avg {:.1} us, p99 {:.1} us, p99.9 {:.1} us; SSD {:.2} GB in {} writes; HDD {:.2} GB written ({:.2} GB user, {:.2} GB padding).",
@@ -241,26 +432,70 @@ pub(super) fn extra(scale: f64, seed: u64, params: ProfiledParams, l: &[u32], ba
     progress.step(step, total, "fig14 threshold on the 660p");
     step += 1;
     let (mut probe, _) = aged_ssd(SSD_660)?;
-    let q660 = measure_threshold(probe.as_mut(), 4 * KIB, params.l_m_ns, 32, 2_000, seed).map_err(err)?;
+    let q660 =
+        measure_threshold(probe.as_mut(), 4 * KIB, params.l_m_ns, 32, 2_000, seed).map_err(err)?;
     drop(probe);
     let mut r14: Vec<(String, [NodeResult; 3])> = Vec::new();
     for node in [node_a, node_b] {
         let mut v = Vec::new();
         for policy in [Policy::SsdOnly, Policy::MiosD, Policy::MiosE] {
-            progress.step(step, total, &format!("fig14 {} {} on {SSD_660}", node.name, policy.name()));
+            progress.step(
+                step,
+                total,
+                &format!("fig14 {} {} on {SSD_660}", node.name, policy.name()),
+            );
             step += 1;
-            v.push(run_pangu(node, SSD_660, HDD_10TB, &NodeConfig::paper(policy, q660.threshold, params, LOG_BYTES), scale, seed)?);
+            v.push(run_pangu(
+                node,
+                SSD_660,
+                HDD_10TB,
+                &NodeConfig::paper(policy, q660.threshold, params, LOG_BYTES),
+                scale,
+                seed,
+            )?);
         }
-        r14.push((node.name.to_string(), v.try_into().map_err(|_| err("three policies"))?));
+        r14.push((
+            node.name.to_string(),
+            v.try_into().map_err(|_| err("three policies"))?,
+        ));
     }
     let cats14: Vec<String> = r14.iter().map(|r| r.0.clone()).collect();
     let pol = ["Baseline", "MIOS_D", "MIOS_E"];
     for (id, title, f) in [
-        ("fig14_avg", "Fig. 14(b): average write latency on the 660p (us)", (|r: &NodeResult| r.write_latency.mean_ns / 1e3) as fn(&NodeResult) -> f64),
-        ("fig14_p99", "Fig. 14(b): p99 write latency on the 660p (us)", |r: &NodeResult| r.write_latency.p99_ns as f64 / 1e3),
-        ("fig14_p999", "Fig. 14(b): p99.9 write latency on the 660p (us)", |r: &NodeResult| r.write_latency.p999_ns as f64 / 1e3),
+        (
+            "fig14_avg",
+            "Fig. 14(b): average write latency on the 660p (us)",
+            (|r: &NodeResult| r.write_latency.mean_ns / 1e3) as fn(&NodeResult) -> f64,
+        ),
+        (
+            "fig14_p99",
+            "Fig. 14(b): p99 write latency on the 660p (us)",
+            |r: &NodeResult| r.write_latency.p99_ns as f64 / 1e3,
+        ),
+        (
+            "fig14_p999",
+            "Fig. 14(b): p99.9 write latency on the 660p (us)",
+            |r: &NodeResult| r.write_latency.p999_ns as f64 / 1e3,
+        ),
     ] {
-        figures.push(bar(id, title, "node", "us", &cats14, pol.iter().enumerate().map(|(pi, n)| Series { name: n.to_string(), points: r14.iter().enumerate().map(|(ni, r)| (ni as f64, round_sig(f(&r.1[pi])))).collect() }).collect()));
+        figures.push(bar(
+            id,
+            title,
+            "node",
+            "us",
+            &cats14,
+            pol.iter()
+                .enumerate()
+                .map(|(pi, n)| Series {
+                    name: n.to_string(),
+                    points: r14
+                        .iter()
+                        .enumerate()
+                        .map(|(ni, r)| (ni as f64, round_sig(f(&r.1[pi]))))
+                        .collect(),
+                })
+                .collect(),
+        ));
     }
     let mut cdf = Vec::new();
     for (name, r) in &r14 {
@@ -272,19 +507,57 @@ pub(super) fn extra(scale: f64, seed: u64, params: ProfiledParams, l: &[u32], ba
                 acc += c;
                 (len as f64, round_sig(acc as f64 / n.max(1) as f64))
             });
-            cdf.push(Series { name: format!("{name} {pname}"), points: points.collect() });
+            cdf.push(Series {
+                name: format!("{name} {pname}"),
+                points: points.collect(),
+            });
         }
     }
-    figures.push(line("fig14_ssd_queue_cdf", "Fig. 14(a): CDF of SSD queue length on the 660p (last bucket: 256 or more)", "queue length", "CDF", cdf));
+    figures.push(line(
+        "fig14_ssd_queue_cdf",
+        "Fig. 14(a): CDF of SSD queue length on the 660p (last bucket: 256 or more)",
+        "queue length",
+        "CDF",
+        cdf,
+    ));
     let a14 = &r14[0].1;
-    claims.push(Claim::within("fig14.a.baseline_avg", "Fig. 14(b): node A on the 660p, Baseline average write latency (paper: 90 ms)", 90_000.0, a14[0].write_latency.mean_ns / 1e3, "us", 0.5));
-    claims.push(Claim::within("fig14.a.mios_e_avg", "Fig. 14(b): node A on the 660p, MIOS_E average write latency (paper: 521 us)", 521.0, a14[2].write_latency.mean_ns / 1e3, "us", 0.5));
-    claims.push(Claim::within("fig14.a.mios_e_p99", "Fig. 14(b): node A on the 660p, MIOS_E p99 write latency (paper: 2.4 ms)", 2_400.0, a14[2].write_latency.p99_ns as f64 / 1e3, "us", 0.5));
-    notes.push(format!("Fig. 14: threshold L on an aged {SSD_660} (same procedure as on the 960 EVO): {}.", q660.threshold));
+    claims.push(Claim::within(
+        "fig14.a.baseline_avg",
+        "Fig. 14(b): node A on the 660p, Baseline average write latency (paper: 90 ms)",
+        90_000.0,
+        a14[0].write_latency.mean_ns / 1e3,
+        "us",
+        0.5,
+    ));
+    claims.push(Claim::within(
+        "fig14.a.mios_e_avg",
+        "Fig. 14(b): node A on the 660p, MIOS_E average write latency (paper: 521 us)",
+        521.0,
+        a14[2].write_latency.mean_ns / 1e3,
+        "us",
+        0.5,
+    ));
+    claims.push(Claim::within(
+        "fig14.a.mios_e_p99",
+        "Fig. 14(b): node A on the 660p, MIOS_E p99 write latency (paper: 2.4 ms)",
+        2_400.0,
+        a14[2].write_latency.p99_ns as f64 / 1e3,
+        "us",
+        0.5,
+    ));
+    notes.push(format!(
+        "Fig. 14: threshold L on an aged {SSD_660} (same procedure as on the 960 EVO): {}.",
+        q660.threshold
+    ));
     for (name, r) in &r14 {
         let max_q = |x: &NodeResult| {
             let n = x.ssd_queue_length_counts.len();
-            match x.ssd_queue_length_counts.iter().rposition(|&c| c > 0).unwrap_or(0) {
+            match x
+                .ssd_queue_length_counts
+                .iter()
+                .rposition(|&c| c > 0)
+                .unwrap_or(0)
+            {
                 i if i + 1 == n => format!(">={i}"),
                 i => i.to_string(),
             }
@@ -310,7 +583,17 @@ pub(super) fn extra(scale: f64, seed: u64, params: ProfiledParams, l: &[u32], ba
     }
 
     // ---- Fig. 15: fio, 32 KiB sequential writes every I us, L = 1 (§5.4).
-    let fio_policies = [("Baseline", Policy::SsdOnly), ("SWR", Policy::Swr { large_bytes: SWR_LARGE_BYTES }), ("MIOS_D", Policy::MiosD), ("MIOS_E", Policy::MiosE)];
+    let fio_policies = [
+        ("Baseline", Policy::SsdOnly),
+        (
+            "SWR",
+            Policy::Swr {
+                large_bytes: SWR_LARGE_BYTES,
+            },
+        ),
+        ("MIOS_D", Policy::MiosD),
+        ("MIOS_E", Policy::MiosE),
+    ];
     let mut r15: Vec<Vec<NodeResult>> = vec![Vec::new(); fio_policies.len()];
     let mut counts15 = Vec::new();
     for &iv in FIO_INTERVALS_US.iter() {
@@ -323,20 +606,69 @@ pub(super) fn extra(scale: f64, seed: u64, params: ProfiledParams, l: &[u32], ba
             let mut h = open_device(HDD_10TB).map_err(err)?;
             let cap = s.info().capacity_bytes();
             let reqs: Vec<UserRequest> = (0..n)
-                .map(|i| UserRequest { arrival_ns: start + i * iv * 1_000, write: true, offset_bytes: (i * FIO_WRITE_BYTES) % (cap - FIO_WRITE_BYTES), size_bytes: FIO_WRITE_BYTES })
+                .map(|i| UserRequest {
+                    arrival_ns: start + i * iv * 1_000,
+                    write: true,
+                    offset_bytes: (i * FIO_WRITE_BYTES) % (cap - FIO_WRITE_BYTES),
+                    size_bytes: FIO_WRITE_BYTES,
+                })
                 .collect();
-            r15[pi].push(run_node(s.as_mut(), h.as_mut(), &reqs, &NodeConfig::paper(*policy, 1, params, LOG_BYTES)).map_err(err)?);
+            r15[pi].push(
+                run_node(
+                    s.as_mut(),
+                    h.as_mut(),
+                    &reqs,
+                    &NodeConfig::paper(*policy, 1, params, LOG_BYTES),
+                )
+                .map_err(err)?,
+            );
         }
     }
     let fio_series = |f: &dyn Fn(&NodeResult) -> f64| {
-        fio_policies.iter().enumerate().map(|(pi, (pname, _))| Series { name: pname.to_string(), points: FIO_INTERVALS_US.iter().enumerate().map(|(k, &iv)| (iv as f64, round_sig(f(&r15[pi][k])))).collect() }).collect::<Vec<_>>()
+        fio_policies
+            .iter()
+            .enumerate()
+            .map(|(pi, (pname, _))| Series {
+                name: pname.to_string(),
+                points: FIO_INTERVALS_US
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &iv)| (iv as f64, round_sig(f(&r15[pi][k]))))
+                    .collect(),
+            })
+            .collect::<Vec<_>>()
     };
-    figures.push(line("fig15_avg", "Fig. 15: fio 32 KiB writes at a fixed interval, average write latency (us)", "interval (us)", "us", fio_series(&|r| r.write_latency.mean_ns / 1e3)));
-    figures.push(line("fig15_p99", "Fig. 15: fio 32 KiB writes at a fixed interval, p99 write latency (us)", "interval (us)", "us", fio_series(&|r| r.write_latency.p99_ns as f64 / 1e3)));
-    figures.push(line("fig15_redirected", "Fig. 15: share of writes redirected to the HDD (%)", "interval (us)", "%", fio_series(&|r| r.hdd_user_write_requests as f64 * 100.0 / r.writes.max(1) as f64)));
+    figures.push(line(
+        "fig15_avg",
+        "Fig. 15: fio 32 KiB writes at a fixed interval, average write latency (us)",
+        "interval (us)",
+        "us",
+        fio_series(&|r| r.write_latency.mean_ns / 1e3),
+    ));
+    figures.push(line(
+        "fig15_p99",
+        "Fig. 15: fio 32 KiB writes at a fixed interval, p99 write latency (us)",
+        "interval (us)",
+        "us",
+        fio_series(&|r| r.write_latency.p99_ns as f64 / 1e3),
+    ));
+    figures.push(line(
+        "fig15_redirected",
+        "Fig. 15: share of writes redirected to the HDD (%)",
+        "interval (us)",
+        "%",
+        fio_series(&|r| r.hdd_user_write_requests as f64 * 100.0 / r.writes.max(1) as f64),
+    ));
     let k20 = 0;
     let k320 = FIO_INTERVALS_US.len() - 1;
-    claims.push(Claim::within("fig15.baseline_p99_at_20us", "Fig. 15: Baseline p99 write latency at a 20 us interval (paper: up to 5.2 s)", 5.2e6, r15[0][k20].write_latency.p99_ns as f64 / 1e3, "us", 0.5));
+    claims.push(Claim::within(
+        "fig15.baseline_p99_at_20us",
+        "Fig. 15: Baseline p99 write latency at a 20 us interval (paper: up to 5.2 s)",
+        5.2e6,
+        r15[0][k20].write_latency.p99_ns as f64 / 1e3,
+        "us",
+        0.5,
+    ));
     claims.push(Claim::in_range(
         "fig15.mios_d_vs_baseline_avg_at_320us",
         "Fig. 15: MIOS_D / Baseline average latency at a 320 us interval (paper: the same; range ±10% is this target's reading)",
@@ -358,10 +690,22 @@ pub(super) fn extra(scale: f64, seed: u64, params: ProfiledParams, l: &[u32], ba
             .enumerate()
             .map(|(pi, (pname, _))| {
                 let r = &r15[pi][k];
-                format!("{pname} {:.1} / {:.1} us ({:.1}% redirected)", r.write_latency.mean_ns / 1e3, r.write_latency.p99_ns as f64 / 1e3, r.hdd_user_write_requests as f64 * 100.0 / r.writes.max(1) as f64)
+                format!(
+                    "{pname} {:.1} / {:.1} us ({:.1}% redirected)",
+                    r.write_latency.mean_ns / 1e3,
+                    r.write_latency.p99_ns as f64 / 1e3,
+                    r.hdd_user_write_requests as f64 * 100.0 / r.writes.max(1) as f64
+                )
             })
             .collect();
-        notes.push(format!("Fig. 15 at {iv} us (avg / p99): {}.", parts.join("; ")));
+        notes.push(format!(
+            "Fig. 15 at {iv} us (avg / p99): {}.",
+            parts.join("; ")
+        ));
     }
-    Ok(Extra { claims, figures, notes })
+    Ok(Extra {
+        claims,
+        figures,
+        notes,
+    })
 }

@@ -55,25 +55,43 @@ pub trait Target {
     fn scale_range(&self) -> (f64, f64) {
         (0.001, 1.0)
     }
-    fn run(&self, opts: &RunOptions, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError>;
+    fn run(
+        &self,
+        opts: &RunOptions,
+        progress: &mut dyn ProgressSink,
+    ) -> Result<ReproduceResult, ReproduceError>;
 }
 
 /// Every registered target.
 pub fn targets() -> Vec<Box<dyn Target>> {
-    vec![Box::new(devices_table1::DevicesTable1), Box::new(mu_rmw::MuRmwTarget), Box::new(mios::MiosTarget)]
+    vec![
+        Box::new(devices_table1::DevicesTable1),
+        Box::new(mu_rmw::MuRmwTarget),
+        Box::new(mios::MiosTarget),
+    ]
 }
 
 /// Runs target `name`.
-pub fn run_target(name: &str, opts: &RunOptions, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError> {
+pub fn run_target(
+    name: &str,
+    opts: &RunOptions,
+    progress: &mut dyn ProgressSink,
+) -> Result<ReproduceResult, ReproduceError> {
     let scale = opts.scale;
     let all = targets();
     let Some(target) = all.iter().find(|t| t.name() == name) else {
         let known = all.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ");
-        return Err(ReproduceError::UnknownTarget { name: name.to_string(), known });
+        return Err(ReproduceError::UnknownTarget {
+            name: name.to_string(),
+            known,
+        });
     };
     let (lo, hi) = target.scale_range();
     if !(scale.is_finite() && scale >= lo && scale <= hi) {
-        return Err(ReproduceError::BadScale { scale, allowed: format!("{lo}..={hi} for target {name}") });
+        return Err(ReproduceError::BadScale {
+            scale,
+            allowed: format!("{lo}..={hi} for target {name}"),
+        });
     }
     target.run(opts, progress)
 }

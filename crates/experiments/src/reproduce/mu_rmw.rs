@@ -41,7 +41,11 @@ impl Measured {
             avg_rt_ns: r.latency.mean_ns,
             waf: r.device_stats.write_amplification,
             cleanings,
-            act_ns: if cleanings > 0 { total as f64 / cleanings as f64 } else { 0.0 },
+            act_ns: if cleanings > 0 {
+                total as f64 / cleanings as f64
+            } else {
+                0.0
+            },
             wcrt_ns: r.latency.max_ns as f64,
             rmws: c.get("rmws").copied().unwrap_or(0),
         }
@@ -70,30 +74,52 @@ impl Target for MuRmwTarget {
         "MU-RMW Figs. 6-9: Skylight, PORE and MU-RMW STLs on an EF-SMR disk replaying MSR traces (or look-alikes)"
     }
 
-    fn run(&self, opts: &RunOptions, progress: &mut dyn ProgressSink) -> Result<ReproduceResult, ReproduceError> {
+    fn run(
+        &self,
+        opts: &RunOptions,
+        progress: &mut dyn ProgressSink,
+    ) -> Result<ReproduceResult, ReproduceError> {
         let real = opts.traces_dir.is_some();
         let total = (MSR_TABLE_I.len() * StlPolicy::ALL.len()) as u64;
         let mut results = vec![[Measured::default(); 3]; MSR_TABLE_I.len()];
         let mut step = 0;
         for (ti, profile) in MSR_TABLE_I.iter().enumerate() {
             for (si, policy) in StlPolicy::ALL.iter().enumerate() {
-                progress.step(step, total, &format!("{} / {}", profile.name, policy.name()));
+                progress.step(
+                    step,
+                    total,
+                    &format!("{} / {}", profile.name, policy.name()),
+                );
                 step += 1;
                 let mut dev = device(*policy, opts.scale, real)?;
-                let replay = ReplayOptions { mode: ReplayMode::OpenLoop { speed: 1.0 }, series_interval_ns: 3600 * NS_PER_S, limit: None, fold_to_capacity: true };
+                let replay = ReplayOptions {
+                    mode: ReplayMode::OpenLoop { speed: 1.0 },
+                    series_interval_ns: 3600 * NS_PER_S,
+                    limit: None,
+                    fold_to_capacity: true,
+                };
                 let config = serde_json::json!({ "trace": profile.name, "stl": policy.name() });
-                let fail = |e: crate::replay::ReplayError| ReproduceError::Run(format!("{} on {}: {e}", profile.name, policy.name()));
+                let fail = |e: crate::replay::ReplayError| {
+                    ReproduceError::Run(format!("{} on {}: {e}", profile.name, policy.name()))
+                };
                 let run = match &opts.traces_dir {
                     Some(dir) => {
                         let path = dir.join(format!("{}.csv", profile.name));
-                        let mut reader = TraceReader::open(&path, TraceFormat::Msr, TraceOptions::default()).map_err(|e| ReproduceError::Run(e.to_string()))?;
+                        let mut reader =
+                            TraceReader::open(&path, TraceFormat::Msr, TraceOptions::default())
+                                .map_err(|e| ReproduceError::Run(e.to_string()))?;
                         run_replay(&mut dev, &mut reader, &replay, config, None).map_err(fail)?
                     }
                     None => {
                         let capacity = dev.info().capacity_bytes();
-                        let rng = RngStreams::new(opts.seed).stream(&format!("synth.{}", profile.name));
+                        let rng =
+                            RngStreams::new(opts.seed).stream(&format!("synth.{}", profile.name));
                         let records = SynthTrace::new(*profile, opts.scale, capacity, rng);
-                        let mut source = GeneratedTrace { name: format!("look-alike {}", profile.name), records, count: 0 };
+                        let mut source = GeneratedTrace {
+                            name: format!("look-alike {}", profile.name),
+                            records,
+                            count: 0,
+                        };
                         run_replay(&mut dev, &mut source, &replay, config, None).map_err(fail)?
                     }
                 };
@@ -128,12 +154,25 @@ fn ratio(a: f64, b: f64) -> f64 {
 }
 
 fn build_result(opts: &RunOptions, real: bool, m: &[[Measured; 3]]) -> ReproduceResult {
-    let rt_red = |other: usize| mean(m.iter().map(|t| (1.0 - ratio(t[MU].avg_rt_ns, t[other].avg_rt_ns)) * 100.0));
+    let rt_red = |other: usize| {
+        mean(
+            m.iter()
+                .map(|t| (1.0 - ratio(t[MU].avg_rt_ns, t[other].avg_rt_ns)) * 100.0),
+        )
+    };
     let waf_ratio = |other: usize| mean(m.iter().map(|t| ratio(t[other].waf, t[MU].waf)));
     // Paper: WCRT ratios averaged over the traces where MU-RMW did RMWs.
     let with_rmw: Vec<&[Measured; 3]> = m.iter().filter(|t| t[MU].rmws > 0).collect();
-    let wcrt_set: Vec<&[Measured; 3]> = if with_rmw.is_empty() { m.iter().collect() } else { with_rmw };
-    let wcrt_ratio = mean(wcrt_set.iter().map(|t| ratio(t[SKY].wcrt_ns, t[MU].wcrt_ns)));
+    let wcrt_set: Vec<&[Measured; 3]> = if with_rmw.is_empty() {
+        m.iter().collect()
+    } else {
+        with_rmw
+    };
+    let wcrt_ratio = mean(
+        wcrt_set
+            .iter()
+            .map(|t| ratio(t[SKY].wcrt_ns, t[MU].wcrt_ns)),
+    );
     let claims = vec![
         Claim::within("fig6.avg_rt_reduction_vs_pore", "Fig. 6: mean reduction of average response time, MU-RMW vs PORE", 38.58, rt_red(PORE), "%", 0.25),
         Claim::within("fig6.avg_rt_reduction_vs_skylight", "Fig. 6: mean reduction of average response time, MU-RMW vs Skylight", 69.38, rt_red(SKY), "%", 0.25),
@@ -152,18 +191,61 @@ fn build_result(opts: &RunOptions, real: bool, m: &[[Measured; 3]]) -> Reproduce
         series: ["Skylight", "PORE", "MU-RMW"]
             .iter()
             .enumerate()
-            .map(|(si, n)| Series { name: n.to_string(), points: m.iter().enumerate().map(|(ti, t)| (ti as f64, crate::reproduce_result::round_sig(f(&t[si], &t[MU])))).collect() })
+            .map(|(si, n)| Series {
+                name: n.to_string(),
+                points: m
+                    .iter()
+                    .enumerate()
+                    .map(|(ti, t)| {
+                        (
+                            ti as f64,
+                            crate::reproduce_result::round_sig(f(&t[si], &t[MU])),
+                        )
+                    })
+                    .collect(),
+            })
             .collect(),
     };
     let figures = vec![
-        fig("fig6_avg_response_time", "Fig. 6: average response time normalised to MU-RMW", "x MU-RMW", &|a, mu| ratio(a.avg_rt_ns, mu.avg_rt_ns)),
-        fig("fig7_waf", "Fig. 7: write amplification normalised to MU-RMW", "x MU-RMW", &|a, mu| ratio(a.waf, mu.waf)),
-        fig("fig8_avg_cleaning_time", "Fig. 8: average cleaning time (ms)", "ms", &|a, _| a.act_ns / 1e6),
-        fig("fig9_worst_case_response", "Fig. 9: worst-case response time (ms)", "ms", &|a, _| a.wcrt_ns / 1e6),
-        fig("rmw_count", "RMW operations per trace", "RMWs", &|a, _| a.rmws as f64),
-        fig("cleanings", "Cache cleanings per trace", "cleanings", &|a, _| a.cleanings as f64),
+        fig(
+            "fig6_avg_response_time",
+            "Fig. 6: average response time normalised to MU-RMW",
+            "x MU-RMW",
+            &|a, mu| ratio(a.avg_rt_ns, mu.avg_rt_ns),
+        ),
+        fig(
+            "fig7_waf",
+            "Fig. 7: write amplification normalised to MU-RMW",
+            "x MU-RMW",
+            &|a, mu| ratio(a.waf, mu.waf),
+        ),
+        fig(
+            "fig8_avg_cleaning_time",
+            "Fig. 8: average cleaning time (ms)",
+            "ms",
+            &|a, _| a.act_ns / 1e6,
+        ),
+        fig(
+            "fig9_worst_case_response",
+            "Fig. 9: worst-case response time (ms)",
+            "ms",
+            &|a, _| a.wcrt_ns / 1e6,
+        ),
+        fig("rmw_count", "RMW operations per trace", "RMWs", &|a, _| {
+            a.rmws as f64
+        }),
+        fig(
+            "cleanings",
+            "Cache cleanings per trace",
+            "cleanings",
+            &|a, _| a.cleanings as f64,
+        ),
     ];
-    let source = if real { "real MSR Cambridge traces from --traces" } else { "look-alike traces generated from Table I (zonelab synth-trace); real traces may differ" };
+    let source = if real {
+        "real MSR Cambridge traces from --traces"
+    } else {
+        "look-alike traces generated from Table I (zonelab synth-trace); real traces may differ"
+    };
     ReproduceResult {
         target: "mu-rmw".to_string(),
         scale: opts.scale,

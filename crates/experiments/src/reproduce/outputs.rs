@@ -17,13 +17,23 @@ pub struct OutputFiles {
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), ReproduceError> {
-    std::fs::write(path, bytes).map_err(|e| ReproduceError::Write { path: path.display().to_string(), reason: e.to_string() })
+    std::fs::write(path, bytes).map_err(|e| ReproduceError::Write {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })
 }
 
 /// Writes every output of `result` into `dir` (created if missing). `run_info` is
 /// the caller's wall-clock and host description.
-pub fn write_outputs(dir: &Path, result: &ReproduceResult, run_info: &serde_json::Value) -> Result<OutputFiles, ReproduceError> {
-    std::fs::create_dir_all(dir).map_err(|e| ReproduceError::Write { path: dir.display().to_string(), reason: e.to_string() })?;
+pub fn write_outputs(
+    dir: &Path,
+    result: &ReproduceResult,
+    run_info: &serde_json::Value,
+) -> Result<OutputFiles, ReproduceError> {
+    std::fs::create_dir_all(dir).map_err(|e| ReproduceError::Write {
+        path: dir.display().to_string(),
+        reason: e.to_string(),
+    })?;
     let results_json = dir.join("results.json");
     let mut json = serde_json::to_string_pretty(result).expect("results serialise");
     json.push('\n');
@@ -40,7 +50,12 @@ pub fn write_outputs(dir: &Path, result: &ReproduceResult, run_info: &serde_json
     }
     let report_html = dir.join("report.html");
     write(&report_html, render_report(result).as_bytes())?;
-    Ok(OutputFiles { results_json, run_info_json, report_html, csvs })
+    Ok(OutputFiles {
+        results_json,
+        run_info_json,
+        report_html,
+        csvs,
+    })
 }
 
 /// A figure as CSV: bar figures one row per category, line figures one row per point.
@@ -54,16 +69,24 @@ pub fn figure_csv(fig: &Figure) -> String {
             for (i, cat) in fig.categories.iter().enumerate() {
                 let mut row = vec![cat.clone()];
                 for s in &fig.series {
-                    row.push(s.points.iter().find(|p| p.0 as usize == i).map(|p| p.1.to_string()).unwrap_or_default());
+                    row.push(
+                        s.points
+                            .iter()
+                            .find(|p| p.0 as usize == i)
+                            .map(|p| p.1.to_string())
+                            .unwrap_or_default(),
+                    );
                 }
                 w.write_record(&row).expect("in-memory csv");
             }
         }
         FigureKind::Line => {
-            w.write_record(["series", fig.x_label.as_str(), fig.y_label.as_str()]).expect("in-memory csv");
+            w.write_record(["series", fig.x_label.as_str(), fig.y_label.as_str()])
+                .expect("in-memory csv");
             for s in &fig.series {
                 for (x, y) in &s.points {
-                    w.write_record([s.name.clone(), x.to_string(), y.to_string()]).expect("in-memory csv");
+                    w.write_record([s.name.clone(), x.to_string(), y.to_string()])
+                        .expect("in-memory csv");
                 }
             }
         }

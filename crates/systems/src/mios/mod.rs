@@ -29,11 +29,12 @@ pub mod profiler;
 pub mod ssd_threshold;
 
 pub use predictor::{
-    accuracy_experiment, AccuracyConfig, AccuracyReport, BufferState, DiagramState, StateAccuracy, WritePredictor,
+    accuracy_experiment, AccuracyConfig, AccuracyReport, BufferState, DiagramState, StateAccuracy,
+    WritePredictor,
 };
 pub use profiler::{
-    analyse, find_levels, profile, record_trace, HddProfile, LatencyThresholds, LatencyTrace, NoLevels, ProfileConfig,
-    ProfiledParams, StateCounts, WriteSample,
+    analyse, find_levels, profile, record_trace, HddProfile, LatencyThresholds, LatencyTrace,
+    NoLevels, ProfileConfig, ProfiledParams, StateCounts, WriteSample,
 };
 
 use serde::Serialize;
@@ -82,13 +83,28 @@ impl std::fmt::Display for WriteState {
 pub enum MiosError {
     /// A parameter the caller gave is out of range (the message names it).
     #[error("{what} = {value} is not allowed ({allowed})")]
-    BadConfig { what: &'static str, value: String, allowed: String },
+    BadConfig {
+        what: &'static str,
+        value: String,
+        allowed: String,
+    },
     /// The device refused a command.
     #[error("device {device}: {command} failed: {source}")]
-    Device { device: String, command: &'static str, source: DeviceError },
+    Device {
+        device: String,
+        command: &'static str,
+        source: DeviceError,
+    },
     /// The observed latencies do not show the three-level buffered-write staircase.
-    #[error("{device}: no buffered-write staircase in {writes} writes of {write_bytes} B: {reason}")]
-    NoStaircase { device: String, writes: u64, write_bytes: u64, reason: String },
+    #[error(
+        "{device}: no buffered-write staircase in {writes} writes of {write_bytes} B: {reason}"
+    )]
+    NoStaircase {
+        device: String,
+        writes: u64,
+        write_bytes: u64,
+        reason: String,
+    },
     /// A staircase was seen, but the run was too short to measure every parameter.
     #[error("{device}: profile too short: {reason}")]
     TooShort { device: String, reason: String },

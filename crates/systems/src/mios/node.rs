@@ -28,8 +28,8 @@ use super::predictor::WritePredictor;
 use super::profiler::ProfiledParams;
 use super::WriteState;
 use serde::Serialize;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use zonelab_devices::{Command, Device, DeviceError, Payload};
 use zonelab_engine::{EventQueue, LatencyHistogram, LatencySummary, Ns, KIB};
 
@@ -85,8 +85,22 @@ pub struct NodeConfig {
 
 impl NodeConfig {
     /// The paper's settings (§4.2, §5.1) with the given policy, threshold and profile.
-    pub fn paper(policy: Policy, ssd_queue_threshold: u32, params: ProfiledParams, log_bytes: u64) -> Self {
-        Self { policy, ssd_queue_threshold, params, pf_bytes: 4 * KIB, ps_bytes: 64 * KIB, loop_max: 10, log_bytes, gc_threshold: 0.7 }
+    pub fn paper(
+        policy: Policy,
+        ssd_queue_threshold: u32,
+        params: ProfiledParams,
+        log_bytes: u64,
+    ) -> Self {
+        Self {
+            policy,
+            ssd_queue_threshold,
+            params,
+            pf_bytes: 4 * KIB,
+            ps_bytes: 64 * KIB,
+            loop_max: 10,
+            log_bytes,
+            gc_threshold: 0.7,
+        }
     }
 }
 
@@ -103,7 +117,10 @@ pub struct UserRequest {
 pub const SIZE_GROUP_BOUNDS: [u64; 5] = [4 * KIB, 16 * KIB, 64 * KIB, 256 * KIB, 1024 * KIB];
 
 fn size_group(size: u64) -> usize {
-    SIZE_GROUP_BOUNDS.iter().position(|&b| size < b).unwrap_or(SIZE_GROUP_BOUNDS.len())
+    SIZE_GROUP_BOUNDS
+        .iter()
+        .position(|&b| size < b)
+        .unwrap_or(SIZE_GROUP_BOUNDS.len())
 }
 
 /// What a node run measured.
@@ -151,11 +168,20 @@ enum Event {
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum HddOp {
     /// A user write (index into the requests) at a log position.
-    UserWrite { req: usize, log_pos: u64 },
-    Padding { bytes: u64 },
-    Read { req: usize },
+    UserWrite {
+        req: usize,
+        log_pos: u64,
+    },
+    Padding {
+        bytes: u64,
+    },
+    Read {
+        req: usize,
+    },
     Sync,
-    GcCopy { bytes: u64 },
+    GcCopy {
+        bytes: u64,
+    },
 }
 
 /// Where a 4 KiB block of user data lives.
@@ -166,7 +192,12 @@ enum Loc {
 }
 
 /// Runs `requests` (sorted by arrival) on `ssd` and `hdd` under `cfg`.
-pub fn run_node(ssd: &mut dyn Device, hdd: &mut dyn Device, requests: &[UserRequest], cfg: &NodeConfig) -> Result<NodeResult, DeviceError> {
+pub fn run_node(
+    ssd: &mut dyn Device,
+    hdd: &mut dyn Device,
+    requests: &[UserRequest],
+    cfg: &NodeConfig,
+) -> Result<NodeResult, DeviceError> {
     Node::new(ssd, hdd, requests, cfg).run()
 }
 
@@ -209,11 +240,20 @@ struct Node<'a> {
 }
 
 impl<'a> Node<'a> {
-    fn new(ssd: &'a mut dyn Device, hdd: &'a mut dyn Device, reqs: &'a [UserRequest], cfg: &'a NodeConfig) -> Self {
+    fn new(
+        ssd: &'a mut dyn Device,
+        hdd: &'a mut dyn Device,
+        reqs: &'a [UserRequest],
+        cfg: &'a NodeConfig,
+    ) -> Self {
         let ssd_bb = ssd.info().block_bytes as u64;
         let hdd_bb = hdd.info().block_bytes as u64;
         let ssd_blocks = ssd.info().capacity_blocks;
-        let home_blocks = hdd.info().capacity_blocks.saturating_sub(cfg.log_bytes / hdd_bb).max(1);
+        let home_blocks = hdd
+            .info()
+            .capacity_blocks
+            .saturating_sub(cfg.log_bytes / hdd_bb)
+            .max(1);
         Self {
             ssd,
             hdd,
@@ -293,7 +333,12 @@ impl<'a> Node<'a> {
         let mut r = self.r;
         r.write_latency = self.write_hist.summary();
         r.read_latency = self.read_hist.summary();
-        r.write_latency_by_size_ns = self.size_sum_ns.iter().zip(&self.size_count).map(|(s, c)| if *c > 0 { (s / *c as f64).round() } else { 0.0 }).collect();
+        r.write_latency_by_size_ns = self
+            .size_sum_ns
+            .iter()
+            .zip(&self.size_count)
+            .map(|(s, c)| if *c > 0 { (s / *c as f64).round() } else { 0.0 })
+            .collect();
         r.writes_by_size = self.size_count;
         r.ssd_queue_length_counts = self.queue_counts;
         r.duration_ns = end;
@@ -364,10 +409,13 @@ impl<'a> Node<'a> {
         let long = ssd_queue_len > self.cfg.ssd_queue_threshold as usize;
         match self.cfg.policy {
             Policy::SsdOnly => false,
-            Policy::Swr { large_bytes } => long && size >= large_bytes && self.hdd_busy.is_none() && self.hdd_queue.is_empty(),
+            Policy::Swr { large_bytes } => {
+                long && size >= large_bytes && self.hdd_busy.is_none() && self.hdd_queue.is_empty()
+            }
             Policy::MiosD | Policy::MiosE => {
                 let p = self.predict_after_queue(self.hdd_queued_bytes, size);
-                (long && matches!(p, WriteState::F | WriteState::M)) || (self.cfg.policy == Policy::MiosE && p == WriteState::F)
+                (long && matches!(p, WriteState::F | WriteState::M))
+                    || (self.cfg.policy == Policy::MiosE && p == WriteState::F)
             }
         }
     }
@@ -385,7 +433,17 @@ impl<'a> Node<'a> {
     fn ssd_submit(&mut self, now: Ns, q: UserRequest, write: bool) -> Result<Ns, DeviceError> {
         let blocks = q.size_bytes.div_ceil(self.ssd_bb).max(1);
         let lba = (q.offset_bytes / self.ssd_bb) % (self.ssd_blocks - blocks + 1);
-        let cmd = if write { Command::Write { lba, blocks: blocks as u32 } } else { Command::Read { lba, blocks: blocks as u32 } };
+        let cmd = if write {
+            Command::Write {
+                lba,
+                blocks: blocks as u32,
+            }
+        } else {
+            Command::Read {
+                lba,
+                blocks: blocks as u32,
+            }
+        };
         let done = self.ssd.submit(now, &cmd, Payload::SizeOnly)?.done_ns;
         self.ssd_outstanding.push(Reverse(done));
         if write {
@@ -422,7 +480,15 @@ impl<'a> Node<'a> {
             };
             let blocks = q.size_bytes.div_ceil(self.hdd_bb).max(1);
             let lba = lba.min(self.hdd.info().capacity_blocks - blocks);
-            return self.hdd_issue(now, &Command::Read { lba, blocks: blocks as u32 }, HddOp::Read { req: i }, WriteState::F);
+            return self.hdd_issue(
+                now,
+                &Command::Read {
+                    lba,
+                    blocks: blocks as u32,
+                },
+                HddOp::Read { req: i },
+                WriteState::F,
+            );
         }
         if self.sync_pending {
             self.sync_pending = false;
@@ -440,7 +506,15 @@ impl<'a> Node<'a> {
                     self.hdd_queue.pop_front();
                     self.hdd_queued_bytes -= size;
                     let pos = self.log_tail;
-                    return self.hdd_log_write(now, size, HddOp::UserWrite { req: i, log_pos: pos }, predicted);
+                    return self.hdd_log_write(
+                        now,
+                        size,
+                        HddOp::UserWrite {
+                            req: i,
+                            log_pos: pos,
+                        },
+                        predicted,
+                    );
                 }
                 // BCW never gives a user write a predicted S: pad through the S stage
                 // first (the write waits in the queue).
@@ -467,7 +541,13 @@ impl<'a> Node<'a> {
     }
 
     /// Appends `bytes` at the log tail.
-    fn hdd_log_write(&mut self, now: Ns, bytes: u64, op: HddOp, predicted: WriteState) -> Result<(), DeviceError> {
+    fn hdd_log_write(
+        &mut self,
+        now: Ns,
+        bytes: u64,
+        op: HddOp,
+        predicted: WriteState,
+    ) -> Result<(), DeviceError> {
         let blocks = bytes.div_ceil(self.hdd_bb).max(1);
         if self.log_tail + blocks * self.hdd_bb > self.cfg.log_bytes {
             // The log is full: collect it before writing on.
@@ -480,10 +560,24 @@ impl<'a> Node<'a> {
         }
         let lba = self.log_tail / self.hdd_bb;
         self.log_tail += blocks * self.hdd_bb;
-        self.hdd_issue(now, &Command::Write { lba, blocks: blocks as u32 }, op, predicted)
+        self.hdd_issue(
+            now,
+            &Command::Write {
+                lba,
+                blocks: blocks as u32,
+            },
+            op,
+            predicted,
+        )
     }
 
-    fn hdd_issue(&mut self, now: Ns, cmd: &Command, op: HddOp, predicted: WriteState) -> Result<(), DeviceError> {
+    fn hdd_issue(
+        &mut self,
+        now: Ns,
+        cmd: &Command,
+        op: HddOp,
+        predicted: WriteState,
+    ) -> Result<(), DeviceError> {
         let done = self.hdd.submit(now, cmd, Payload::SizeOnly)?.done_ns;
         self.hdd_busy = Some((now, done, op, predicted));
         self.events.schedule(done, Event::HddDone);
@@ -499,14 +593,34 @@ impl<'a> Node<'a> {
         // Every block in the log goes home: one sequential read of the log, then
         // the writes home (modelled as one write per MiB of live data).
         let log_blocks = (self.log_tail / self.hdd_bb).max(1);
-        let read_done = self.hdd.submit(now, &Command::Read { lba: 0, blocks: log_blocks.min(u32::MAX as u64) as u32 }, Payload::SizeOnly)?.done_ns;
+        let read_done = self
+            .hdd
+            .submit(
+                now,
+                &Command::Read {
+                    lba: 0,
+                    blocks: log_blocks.min(u32::MAX as u64) as u32,
+                },
+                Payload::SizeOnly,
+            )?
+            .done_ns;
         let mut t = read_done;
         let per = (1 << 20) / self.hdd_bb;
         let mut left = live / self.hdd_bb;
         let mut home = self.cfg.log_bytes / self.hdd_bb;
         while left > 0 {
             let n = left.min(per);
-            t = self.hdd.submit(t, &Command::Write { lba: home, blocks: n as u32 }, Payload::SizeOnly)?.done_ns;
+            t = self
+                .hdd
+                .submit(
+                    t,
+                    &Command::Write {
+                        lba: home,
+                        blocks: n as u32,
+                    },
+                    Payload::SizeOnly,
+                )?
+                .done_ns;
             home += n;
             left -= n;
         }
@@ -523,7 +637,9 @@ impl<'a> Node<'a> {
     }
 
     fn hdd_done(&mut self, now: Ns) -> Result<(), DeviceError> {
-        let Some((start, done, op, predicted)) = self.hdd_busy.take() else { return Ok(()) };
+        let Some((start, done, op, predicted)) = self.hdd_busy.take() else {
+            return Ok(());
+        };
         debug_assert_eq!(done, now);
         let busy = done - start;
         self.hdd_gross_ns += busy;
@@ -538,7 +654,11 @@ impl<'a> Node<'a> {
                 self.r.hdd_user_writes_observed_s += (observed == WriteState::S) as u64;
                 let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);
                 for (k, b) in (first..last).enumerate() {
-                    if self.location.insert(b, Loc::Log(log_pos + k as u64 * 4096)).is_none() {
+                    if self
+                        .location
+                        .insert(b, Loc::Log(log_pos + k as u64 * 4096))
+                        .is_none()
+                    {
                         self.log_live += 4096;
                     }
                 }
@@ -571,7 +691,11 @@ impl<'a> Node<'a> {
             }
             HddOp::GcCopy { .. } => {}
         }
-        if self.cfg.policy.uses_bcw() && !self.gc_pending && self.log_tail as f64 > self.cfg.gc_threshold * self.cfg.log_bytes as f64 && self.hdd_queue.is_empty() {
+        if self.cfg.policy.uses_bcw()
+            && !self.gc_pending
+            && self.log_tail as f64 > self.cfg.gc_threshold * self.cfg.log_bytes as f64
+            && self.hdd_queue.is_empty()
+        {
             self.gc_pending = true;
         }
         self.hdd_next(now)

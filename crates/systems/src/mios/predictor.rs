@@ -25,7 +25,10 @@
 //! [`WritePredictor::sync`] returns to F/A with `ADW = 0` (the sync empties the
 //! buffer).
 
-use super::profiler::{check_sequential_run, device_error, profile, ProfileConfig, ProfiledParams, DEFAULT_PROFILE_TOTAL_BYTES};
+use super::profiler::{
+    check_sequential_run, device_error, profile, ProfileConfig, ProfiledParams,
+    DEFAULT_PROFILE_TOTAL_BYTES,
+};
 use super::{MiosError, WriteState};
 use serde::Serialize;
 use zonelab_devices::{Command, Device, Payload};
@@ -62,7 +65,12 @@ pub struct WritePredictor {
 impl WritePredictor {
     /// A predictor as after a sync (F/A, ADW 0).
     pub fn new(w_f_bytes: u64, w_m_bytes: u64) -> Self {
-        Self { w_f_bytes, w_m_bytes, state: WriteState::F, adw_bytes: 0 }
+        Self {
+            w_f_bytes,
+            w_m_bytes,
+            state: WriteState::F,
+            adw_bytes: 0,
+        }
     }
 
     /// With the W_f and W_m of a profile.
@@ -73,9 +81,13 @@ impl WritePredictor {
     /// Algorithm 1: the predicted state of the next write of `size_bytes`.
     pub fn predict(&self, size_bytes: u64) -> WriteState {
         match self.state {
-            WriteState::F if self.adw_bytes.saturating_add(size_bytes) < self.w_f_bytes => WriteState::F,
+            WriteState::F if self.adw_bytes.saturating_add(size_bytes) < self.w_f_bytes => {
+                WriteState::F
+            }
             WriteState::F => WriteState::S,
-            WriteState::M if self.adw_bytes.saturating_add(size_bytes) < self.w_m_bytes => WriteState::M,
+            WriteState::M if self.adw_bytes.saturating_add(size_bytes) < self.w_m_bytes => {
+                WriteState::M
+            }
             WriteState::M => WriteState::S,
             WriteState::S => WriteState::M,
         }
@@ -124,7 +136,11 @@ impl WritePredictor {
             WriteState::M => self.w_m_bytes,
             WriteState::S => return None,
         };
-        Some(if self.adw_bytes.saturating_add(size_bytes) < w { BufferState::A } else { BufferState::U })
+        Some(if self.adw_bytes.saturating_add(size_bytes) < w {
+            BufferState::A
+        } else {
+            BufferState::U
+        })
     }
 
     /// The Fig. 5 node for a next write of `size_bytes`.
@@ -159,18 +175,31 @@ impl AccuracyConfig {
     pub const PAPER_TOTAL_BYTES: u64 = 100 * GIB;
 
     pub fn paper() -> Self {
-        Self { write_bytes: 128 * KIB, total_bytes: Self::PAPER_TOTAL_BYTES, sync_every_bytes: GIB, profile_total_bytes: DEFAULT_PROFILE_TOTAL_BYTES }
+        Self {
+            write_bytes: 128 * KIB,
+            total_bytes: Self::PAPER_TOTAL_BYTES,
+            sync_every_bytes: GIB,
+            profile_total_bytes: DEFAULT_PROFILE_TOTAL_BYTES,
+        }
     }
 
     /// The paper's test with the total multiplied by `scale` (whole writes, at
     /// least one); the 1 GiB sync period stays.
     pub fn scaled(scale: f64) -> Result<Self, MiosError> {
         if !(scale.is_finite() && scale > 0.0 && scale <= 1.0) {
-            return Err(MiosError::BadConfig { what: "scale", value: scale.to_string(), allowed: "0 < scale <= 1".into() });
+            return Err(MiosError::BadConfig {
+                what: "scale",
+                value: scale.to_string(),
+                allowed: "0 < scale <= 1".into(),
+            });
         }
         let p = Self::paper();
-        let writes = ((Self::PAPER_TOTAL_BYTES as f64 * scale / p.write_bytes as f64).round() as u64).max(1);
-        Ok(Self { total_bytes: writes * p.write_bytes, ..p })
+        let writes =
+            ((Self::PAPER_TOTAL_BYTES as f64 * scale / p.write_bytes as f64).round() as u64).max(1);
+        Ok(Self {
+            total_bytes: writes * p.write_bytes,
+            ..p
+        })
     }
 }
 
@@ -224,13 +253,25 @@ impl AccuracyReport {
 /// LBA 0 (for W_f, W_m and the thresholds), then the test's writes right after
 /// it, starting with a sync. `progress(done_bytes, total_bytes)` is called after
 /// every sync period.
-pub fn accuracy_experiment(dev: &mut dyn Device, cfg: &AccuracyConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<AccuracyReport, MiosError> {
+pub fn accuracy_experiment(
+    dev: &mut dyn Device,
+    cfg: &AccuracyConfig,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<AccuracyReport, MiosError> {
     if cfg.sync_every_bytes == 0 {
-        return Err(MiosError::BadConfig { what: "sync period", value: "0 B".into(), allowed: "a positive number of bytes".into() });
+        return Err(MiosError::BadConfig {
+            what: "sync period",
+            value: "0 B".into(),
+            allowed: "a positive number of bytes".into(),
+        });
     }
-    let prof = profile(dev, &ProfileConfig::new(cfg.write_bytes).with_total(cfg.profile_total_bytes))?;
+    let prof = profile(
+        dev,
+        &ProfileConfig::new(cfg.write_bytes).with_total(cfg.profile_total_bytes),
+    )?;
     let start_lba = prof.trace.next_lba();
-    let (blocks, writes) = check_sequential_run(dev.info(), cfg.write_bytes, cfg.total_bytes, start_lba)?;
+    let (blocks, writes) =
+        check_sequential_run(dev.info(), cfg.write_bytes, cfg.total_bytes, start_lba)?;
     let params = prof.params;
     let size = cfg.write_bytes;
     let mut predictor = WritePredictor::from_params(&params);
@@ -246,14 +287,18 @@ pub fn accuracy_experiment(dev: &mut dyn Device, cfg: &AccuracyConfig, progress:
             if i > 0 {
                 progress(i * size, total);
             }
-            let c = dev.submit(now, &Command::Flush, Payload::SizeOnly).map_err(|e| device_error(dev.info(), "flush", e))?;
+            let c = dev
+                .submit(now, &Command::Flush, Payload::SizeOnly)
+                .map_err(|e| device_error(dev.info(), "flush", e))?;
             now = now.max(c.done_ns);
             predictor.sync();
             syncs += 1;
             since_sync = 0;
         }
         let predicted = predictor.predict(size);
-        let c = dev.submit(now, &Command::Write { lba, blocks }, Payload::SizeOnly).map_err(|e| device_error(dev.info(), "write", e))?;
+        let c = dev
+            .submit(now, &Command::Write { lba, blocks }, Payload::SizeOnly)
+            .map_err(|e| device_error(dev.info(), "write", e))?;
         let done = c.done_ns.max(now);
         let actual = params.thresholds.classify(done - now);
         predictor.observe(actual, size);
@@ -359,7 +404,10 @@ mod tests {
         assert_eq!(w.diagram_state(K), DiagramState::MA);
         assert_eq!(w.predict(K), M);
         w.observe(M, K);
-        assert_eq!((w.adw_bytes(), w.diagram_state(K), w.predict(K)), (2 * K, DiagramState::MU, S));
+        assert_eq!(
+            (w.adw_bytes(), w.diagram_state(K), w.predict(K)),
+            (2 * K, DiagramState::MU, S)
+        );
     }
 
     #[test]
@@ -385,7 +433,11 @@ mod tests {
                 w.observe(st, K);
             }
             w.sync();
-            assert_eq!((w.state(), w.adw_bytes(), w.diagram_state(K)), (F, 0, DiagramState::FA), "{seq:?}");
+            assert_eq!(
+                (w.state(), w.adw_bytes(), w.diagram_state(K)),
+                (F, 0, DiagramState::FA),
+                "{seq:?}"
+            );
         }
     }
 
@@ -396,6 +448,9 @@ mod tests {
         assert_eq!(c.total_bytes, 8192 * 128 * KIB);
         assert!(AccuracyConfig::scaled(0.0).is_err());
         assert!(AccuracyConfig::scaled(f64::NAN).is_err());
-        assert_eq!(AccuracyConfig::scaled(1e-12).unwrap().total_bytes, 128 * KIB);
+        assert_eq!(
+            AccuracyConfig::scaled(1e-12).unwrap().total_bytes,
+            128 * KIB
+        );
     }
 }

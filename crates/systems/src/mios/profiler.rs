@@ -129,7 +129,13 @@ impl ProfileConfig {
     /// `write_bytes` writes, [`DEFAULT_PROFILE_TOTAL_BYTES`] in all, from LBA 0 at
     /// time 0.
     pub fn new(write_bytes: u64) -> Self {
-        Self { write_bytes, total_bytes: DEFAULT_PROFILE_TOTAL_BYTES, start_lba: 0, start_ns: 0, turnaround_ns: 0 }
+        Self {
+            write_bytes,
+            total_bytes: DEFAULT_PROFILE_TOTAL_BYTES,
+            start_lba: 0,
+            start_ns: 0,
+            turnaround_ns: 0,
+        }
     }
 
     pub fn with_total(mut self, total_bytes: u64) -> Self {
@@ -175,7 +181,9 @@ impl LatencyTrace {
 
     /// When the last write completed (the sync's completion if there were none).
     pub fn end_ns(&self) -> Ns {
-        self.samples.last().map_or(self.sync_done_ns, |s| s.done_ns())
+        self.samples
+            .last()
+            .map_or(self.sync_done_ns, |s| s.done_ns())
     }
 
     /// The LBA after the last write.
@@ -277,13 +285,25 @@ pub struct HddProfile {
 
 /// Checks a run of `total_bytes / write_bytes` sequential writes from `start_lba`:
 /// returns (blocks per write, number of writes).
-pub(crate) fn check_sequential_run(info: &DeviceInfo, write_bytes: u64, total_bytes: u64, start_lba: u64) -> Result<(u32, u64), MiosError> {
+pub(crate) fn check_sequential_run(
+    info: &DeviceInfo,
+    write_bytes: u64,
+    total_bytes: u64,
+    start_lba: u64,
+) -> Result<(u32, u64), MiosError> {
     let block = info.block_bytes as u64;
-    if write_bytes == 0 || !write_bytes.is_multiple_of(block) || write_bytes / block > u32::MAX as u64 {
+    if write_bytes == 0
+        || !write_bytes.is_multiple_of(block)
+        || write_bytes / block > u32::MAX as u64
+    {
         return Err(MiosError::BadConfig {
             what: "write size",
             value: format!("{write_bytes} B"),
-            allowed: format!("a positive multiple of {}'s {block}-byte block, at most {} B", info.name, u32::MAX as u64 * block),
+            allowed: format!(
+                "a positive multiple of {}'s {block}-byte block, at most {} B",
+                info.name,
+                u32::MAX as u64 * block
+            ),
         });
     }
     let blocks = (write_bytes / block) as u32;
@@ -295,38 +315,67 @@ pub(crate) fn check_sequential_run(info: &DeviceInfo, write_bytes: u64, total_by
             allowed: format!("at least one write of {write_bytes} B"),
         });
     }
-    let end = writes.checked_mul(blocks as u64).and_then(|b| b.checked_add(start_lba));
+    let end = writes
+        .checked_mul(blocks as u64)
+        .and_then(|b| b.checked_add(start_lba));
     if end.is_none_or(|e| e > info.capacity_blocks) {
         return Err(MiosError::BadConfig {
             what: "total",
             value: format!("{total_bytes} B"),
-            allowed: format!("the writes must fit {}'s {} B from LBA {start_lba}", info.name, info.capacity_bytes()),
+            allowed: format!(
+                "the writes must fit {}'s {} B from LBA {start_lba}",
+                info.name,
+                info.capacity_bytes()
+            ),
         });
     }
     Ok((blocks, writes))
 }
 
-pub(crate) fn device_error(info: &DeviceInfo, command: &'static str, source: DeviceError) -> MiosError {
-    MiosError::Device { device: info.name.clone(), command, source }
+pub(crate) fn device_error(
+    info: &DeviceInfo,
+    command: &'static str,
+    source: DeviceError,
+) -> MiosError {
+    MiosError::Device {
+        device: info.name.clone(),
+        command,
+        source,
+    }
 }
 
 /// The profiling run: sync, then sequential QD1 writes (see the module docs).
 pub fn record_trace(dev: &mut dyn Device, cfg: &ProfileConfig) -> Result<LatencyTrace, MiosError> {
-    let (blocks, writes) = check_sequential_run(dev.info(), cfg.write_bytes, cfg.total_bytes, cfg.start_lba)?;
-    let sync = dev.submit(cfg.start_ns, &Command::Flush, Payload::SizeOnly).map_err(|e| device_error(dev.info(), "flush", e))?;
+    let (blocks, writes) =
+        check_sequential_run(dev.info(), cfg.write_bytes, cfg.total_bytes, cfg.start_lba)?;
+    let sync = dev
+        .submit(cfg.start_ns, &Command::Flush, Payload::SizeOnly)
+        .map_err(|e| device_error(dev.info(), "flush", e))?;
     let sync_done_ns = sync.done_ns.max(cfg.start_ns);
     let mut now = sync_done_ns;
     let mut lba = cfg.start_lba;
     let mut samples = Vec::with_capacity(writes as usize);
     for _ in 0..writes {
-        let c = dev.submit(now, &Command::Write { lba, blocks }, Payload::SizeOnly).map_err(|e| device_error(dev.info(), "write", e))?;
+        let c = dev
+            .submit(now, &Command::Write { lba, blocks }, Payload::SizeOnly)
+            .map_err(|e| device_error(dev.info(), "write", e))?;
         let done = c.done_ns.max(now);
-        samples.push(WriteSample { submit_ns: now, latency_ns: done - now });
+        samples.push(WriteSample {
+            submit_ns: now,
+            latency_ns: done - now,
+        });
         now = done.saturating_add(cfg.turnaround_ns);
         lba += blocks as u64;
     }
     let info = dev.info();
-    Ok(LatencyTrace { device: info.name.clone(), block_bytes: info.block_bytes, write_bytes: cfg.write_bytes, start_lba: cfg.start_lba, sync_done_ns, samples })
+    Ok(LatencyTrace {
+        device: info.name.clone(),
+        block_bytes: info.block_bytes,
+        write_bytes: cfg.write_bytes,
+        start_lba: cfg.start_lba,
+        sync_done_ns,
+        samples,
+    })
 }
 
 /// Profiles `dev`: [`record_trace`] then [`analyse`].
@@ -395,9 +444,15 @@ pub struct NoLevels {
 /// Finds the three latency levels (module docs, step 1).
 pub fn find_levels(latencies_ns: &[Ns]) -> Result<LatencyThresholds, NoLevels> {
     let n = latencies_ns.len();
-    let fail = |reason: String| NoLevels { reason, too_short: false };
+    let fail = |reason: String| NoLevels {
+        reason,
+        too_short: false,
+    };
     if n < 3 {
-        return Err(NoLevels { reason: format!("{n} writes cannot show three latency levels"), too_short: true });
+        return Err(NoLevels {
+            reason: format!("{n} writes cannot show three latency levels"),
+            too_short: true,
+        });
     }
     let mut sorted: Vec<Ns> = latencies_ns.to_vec();
     sorted.sort_unstable();
@@ -441,16 +496,29 @@ pub fn find_levels(latencies_ns: &[Ns]) -> Result<LatencyThresholds, NoLevels> {
     let ((m0, s0), (m1, s1)) = (robust_centre_spread(lo), robust_centre_spread(hi));
     let ratio = (m1 - m0).exp();
     let spread = (s0 * s0 + s1 * s1).sqrt();
-    let separation = if spread > 0.0 { std::f64::consts::SQRT_2 * (m1 - m0) / spread } else { f64::INFINITY };
+    let separation = if spread > 0.0 {
+        std::f64::consts::SQRT_2 * (m1 - m0) / spread
+    } else {
+        f64::INFINITY
+    };
     if ratio < MID_RATIO_MIN || separation < MID_SEPARATION_MIN {
         return Err(fail(one_level()));
     }
-    Ok(LatencyThresholds { mid_min_ns: boundary(sorted[k - 1], sorted[k]), slow_min_ns })
+    Ok(LatencyThresholds {
+        mid_min_ns: boundary(sorted[k - 1], sorted[k]),
+        slow_min_ns,
+    })
 }
 
 /// Lower median of the latencies of the writes in `state`.
 fn median_latency(trace: &LatencyTrace, states: &[WriteState], state: WriteState) -> Ns {
-    let mut v: Vec<Ns> = trace.samples.iter().zip(states).filter(|(_, &s)| s == state).map(|(w, _)| w.latency_ns).collect();
+    let mut v: Vec<Ns> = trace
+        .samples
+        .iter()
+        .zip(states)
+        .filter(|(_, &s)| s == state)
+        .map(|(w, _)| w.latency_ns)
+        .collect();
     if v.is_empty() {
         return 0;
     }
@@ -470,10 +538,18 @@ fn mean_round(sum: u128, n: u64) -> u64 {
 pub fn analyse(trace: &LatencyTrace) -> Result<HddProfile, MiosError> {
     let s = &trace.samples;
     let wb = trace.write_bytes;
-    let no_staircase = |reason: String| MiosError::NoStaircase { device: trace.device.clone(), writes: trace.writes(), write_bytes: wb, reason };
+    let no_staircase = |reason: String| MiosError::NoStaircase {
+        device: trace.device.clone(),
+        writes: trace.writes(),
+        write_bytes: wb,
+        reason,
+    };
     let latencies: Vec<Ns> = s.iter().map(|w| w.latency_ns).collect();
     let thresholds = find_levels(&latencies).map_err(|e| match e.too_short {
-        true => MiosError::TooShort { device: trace.device.clone(), reason: e.reason },
+        true => MiosError::TooShort {
+            device: trace.device.clone(),
+            reason: e.reason,
+        },
         false => no_staircase(e.reason),
     })?;
     let states: Vec<WriteState> = latencies.iter().map(|&l| thresholds.classify(l)).collect();
@@ -481,8 +557,14 @@ pub fn analyse(trace: &LatencyTrace) -> Result<HddProfile, MiosError> {
     let mut counts = StateCounts::default();
     states.iter().for_each(|&st| counts.add(st));
     // find_levels puts the slowest write at or above slow_min, so an S write exists.
-    let first_s = states.iter().position(|&st| st == WriteState::S).ok_or_else(|| no_staircase("no slow write".into()))?;
-    let f_in_fast_stage = states[..first_s].iter().filter(|&&st| st == WriteState::F).count() as u64;
+    let first_s = states
+        .iter()
+        .position(|&st| st == WriteState::S)
+        .ok_or_else(|| no_staircase("no slow write".into()))?;
+    let f_in_fast_stage = states[..first_s]
+        .iter()
+        .filter(|&&st| st == WriteState::F)
+        .count() as u64;
     if f_in_fast_stage == 0 {
         return Err(no_staircase(format!(
             "write {first_s} ({}) is slow before any fast write: there is no fast stage",
@@ -518,7 +600,10 @@ pub fn analyse(trace: &LatencyTrace) -> Result<HddProfile, MiosError> {
     let (mut m_bytes, mut m_ns) = (0u128, 0u128);
     for w in runs.windows(2) {
         let (a, b) = (w[0].1, w[1].0);
-        let m = states[a..b].iter().filter(|&&st| st == WriteState::M).count() as u128;
+        let m = states[a..b]
+            .iter()
+            .filter(|&&st| st == WriteState::M)
+            .count() as u128;
         m_bytes += m * wb as u128;
         m_ns += span(a, b) as u128;
     }
@@ -531,8 +616,14 @@ pub fn analyse(trace: &LatencyTrace) -> Result<HddProfile, MiosError> {
         s_bytes += ((b - a) as u128) * wb as u128;
         s_ns += span(a, b) as u128;
     }
-    let stray_writes = states[..first_s].iter().filter(|&&st| st == WriteState::M).count() as u64
-        + states[first_s..].iter().filter(|&&st| st == WriteState::F).count() as u64;
+    let stray_writes = states[..first_s]
+        .iter()
+        .filter(|&&st| st == WriteState::M)
+        .count() as u64
+        + states[first_s..]
+            .iter()
+            .filter(|&&st| st == WriteState::F)
+            .count() as u64;
     if stray_writes as f64 > STRAY_MAX_FRACTION * (counts.f + counts.m) as f64 {
         return Err(no_staircase(format!(
             "fast and mid writes interleave ({stray_writes} of {} are on the wrong side of the first slow write): not a staircase",
@@ -590,7 +681,10 @@ mod tests {
         assert_eq!(t.classify(280_000), WriteState::M);
         assert_eq!(t.classify(12_000_000), WriteState::S);
         assert!(t.mid_min_ns > 180_000 && t.mid_min_ns <= 280_000, "{t:?}");
-        assert!(t.slow_min_ns > 280_000 && t.slow_min_ns <= 12_000_000, "{t:?}");
+        assert!(
+            t.slow_min_ns > 280_000 && t.slow_min_ns <= 12_000_000,
+            "{t:?}"
+        );
     }
 
     #[test]
@@ -615,7 +709,9 @@ mod tests {
         let e = find_levels(&wt).unwrap_err().reason;
         assert!(e.contains("buffered writes form one latency level"), "{e}");
         // Unimodal noise in the buffered writes is not two levels.
-        let mut noisy: Vec<Ns> = (0..2000).map(|i| 200_000 + (i * 7919 % 2000) * 20).collect();
+        let mut noisy: Vec<Ns> = (0..2000)
+            .map(|i| 200_000 + (i * 7919 % 2000) * 20)
+            .collect();
         noisy.extend([12_000_000; 5]);
         let e = find_levels(&noisy).unwrap_err().reason;
         assert!(e.contains("buffered writes form one latency level"), "{e}");
@@ -633,7 +729,10 @@ mod tests {
         v[280] = 1_280_000;
         v[300] = 1_280_000;
         let e = find_levels(&v).unwrap_err();
-        assert!(e.too_short && e.reason.contains("only 1 write(s) (up to 4.30 ms)"), "{e:?}");
+        assert!(
+            e.too_short && e.reason.contains("only 1 write(s) (up to 4.30 ms)"),
+            "{e:?}"
+        );
         // A stall above a real staircase: an error rather than a guess.
         let mut v = staircase(180_000, 280_000, 12_000_000, 256, 128, 6);
         v.push(200_000_000);
@@ -645,21 +744,55 @@ mod tests {
         let samples = latencies
             .iter()
             .map(|&l| {
-                let w = WriteSample { submit_ns: t, latency_ns: l };
+                let w = WriteSample {
+                    submit_ns: t,
+                    latency_ns: l,
+                };
                 t += l;
                 w
             })
             .collect();
-        LatencyTrace { device: "t".into(), block_bytes: 512, write_bytes: 65536, start_lba: 0, sync_done_ns: 0, samples }
+        LatencyTrace {
+            device: "t".into(),
+            block_bytes: 512,
+            write_bytes: 65536,
+            start_lba: 0,
+            sync_done_ns: 0,
+            samples,
+        }
     }
 
     #[test]
     fn interleaved_fast_and_mid_writes_are_no_staircase() {
-        let v: Vec<Ns> = (0..1000).map(|i| if i % 100 == 99 { 12_000_000 } else if i % 2 == 0 { 180_000 } else { 280_000 }).collect();
+        let v: Vec<Ns> = (0..1000)
+            .map(|i| {
+                if i % 100 == 99 {
+                    12_000_000
+                } else if i % 2 == 0 {
+                    180_000
+                } else {
+                    280_000
+                }
+            })
+            .collect();
         let e = analyse(&trace_of(&v)).unwrap_err();
-        assert!(e.to_string().contains("fast and mid writes interleave"), "{e}");
-        let ok = analyse(&trace_of(&staircase(180_000, 280_000, 12_000_000, 256, 128, 3))).unwrap();
-        assert_eq!((ok.counts.f, ok.counts.m, ok.counts.s, ok.complete_mid_stages), (256, 384, 3, 2));
+        assert!(
+            e.to_string().contains("fast and mid writes interleave"),
+            "{e}"
+        );
+        let ok = analyse(&trace_of(&staircase(
+            180_000, 280_000, 12_000_000, 256, 128, 3,
+        )))
+        .unwrap();
+        assert_eq!(
+            (
+                ok.counts.f,
+                ok.counts.m,
+                ok.counts.s,
+                ok.complete_mid_stages
+            ),
+            (256, 384, 3, 2)
+        );
     }
 
     #[test]

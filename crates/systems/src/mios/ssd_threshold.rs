@@ -5,11 +5,11 @@
 //! size at each queue depth, on a preconditioned (aged) device so GC is active.
 
 use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use zonelab_devices::{Command, Device, DeviceError, Payload};
 use zonelab_engine::rng::uniform_below;
 use zonelab_engine::{Ns, RngStreams};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// Mean write latency at each queue depth, and the threshold it gives.
 #[derive(Debug, Clone, Serialize)]
@@ -25,7 +25,14 @@ pub struct QueueLatencyProfile {
 
 /// Measures mean latency of random writes of `write_bytes` at depths 1..=`max_depth`
 /// (`requests_per_depth` each, continuing in time on the same device) and picks L.
-pub fn measure_threshold(ssd: &mut dyn Device, write_bytes: u64, l_m_ns: Ns, max_depth: u32, requests_per_depth: u64, seed: u64) -> Result<QueueLatencyProfile, DeviceError> {
+pub fn measure_threshold(
+    ssd: &mut dyn Device,
+    write_bytes: u64,
+    l_m_ns: Ns,
+    max_depth: u32,
+    requests_per_depth: u64,
+    seed: u64,
+) -> Result<QueueLatencyProfile, DeviceError> {
     let bb = ssd.info().block_bytes as u64;
     let blocks = write_bytes.div_ceil(bb).max(1);
     let slots = (ssd.info().capacity_blocks / blocks).max(1);
@@ -42,11 +49,22 @@ pub fn measure_threshold(ssd: &mut dyn Device, write_bytes: u64, l_m_ns: Ns, max
         while completed < requests_per_depth {
             while in_flight.len() < depth as usize && issued < requests_per_depth {
                 let lba = uniform_below(&mut rng, slots) * blocks;
-                let done = ssd.submit(t, &Command::Write { lba, blocks: blocks as u32 }, Payload::SizeOnly)?.done_ns;
+                let done = ssd
+                    .submit(
+                        t,
+                        &Command::Write {
+                            lba,
+                            blocks: blocks as u32,
+                        },
+                        Payload::SizeOnly,
+                    )?
+                    .done_ns;
                 in_flight.push(Reverse((done, t)));
                 issued += 1;
             }
-            let Some(Reverse((done, start))) = in_flight.pop() else { break };
+            let Some(Reverse((done, start))) = in_flight.pop() else {
+                break;
+            };
             sum += (done - start) as f64;
             completed += 1;
             t = done;
@@ -58,5 +76,10 @@ pub fn measure_threshold(ssd: &mut dyn Device, write_bytes: u64, l_m_ns: Ns, max
             threshold = Some(depth);
         }
     }
-    Ok(QueueLatencyProfile { write_bytes, mean_latency_ns: out, threshold: threshold.unwrap_or(max_depth), l_m_ns })
+    Ok(QueueLatencyProfile {
+        write_bytes,
+        mean_latency_ns: out,
+        threshold: threshold.unwrap_or(max_depth),
+        l_m_ns,
+    })
 }

@@ -126,14 +126,27 @@ impl Device for BufferDisk {
         &self.info
     }
 
-    fn submit(&mut self, now_ns: Ns, cmd: &Command, _payload: Payload<'_>) -> Result<Completion, DeviceError> {
+    fn submit(
+        &mut self,
+        now_ns: Ns,
+        cmd: &Command,
+        _payload: Payload<'_>,
+    ) -> Result<Completion, DeviceError> {
         let start = now_ns.max(self.busy_until);
         let (lat, lba) = match *cmd {
             Command::Write { lba, blocks } => {
                 if lba + blocks as u64 > self.info.capacity_blocks {
-                    return Err(DeviceError::OutOfRange { command: "write", lba, blocks, capacity_blocks: self.info.capacity_blocks });
+                    return Err(DeviceError::OutOfRange {
+                        command: "write",
+                        lba,
+                        blocks,
+                        capacity_blocks: self.info.capacity_blocks,
+                    });
                 }
-                (self.write_latency(blocks as u64 * self.info.block_bytes as u64), lba)
+                (
+                    self.write_latency(blocks as u64 * self.info.block_bytes as u64),
+                    lba,
+                )
             }
             Command::Flush => {
                 self.fill = 0;
@@ -142,10 +155,18 @@ impl Device for BufferDisk {
                 self.slow_left = 0;
                 (self.flush_ns, 0)
             }
-            _ => return Err(DeviceError::Unsupported { command: cmd.name(), device: self.info.name.clone() }),
+            _ => {
+                return Err(DeviceError::Unsupported {
+                    command: cmd.name(),
+                    device: self.info.name.clone(),
+                })
+            }
         };
         self.busy_until = start + lat;
-        Ok(Completion { done_ns: self.busy_until, lba })
+        Ok(Completion {
+            done_ns: self.busy_until,
+            lba,
+        })
     }
 
     fn stats(&self, _elapsed_ns: Ns) -> DeviceStats {

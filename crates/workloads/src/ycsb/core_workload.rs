@@ -9,9 +9,13 @@
 use thiserror::Error;
 use zonelab_engine::{RngStream, RngStreams};
 
-use super::generators::{AcknowledgedCounter, DiscreteGenerator, HotspotGenerator, Throttle, UniformLongGenerator};
+use super::generators::{
+    AcknowledgedCounter, DiscreteGenerator, HotspotGenerator, Throttle, UniformLongGenerator,
+};
 use super::keys::InsertOrder;
-use super::zipfian::{ScrambledZipfianGenerator, SkewedLatestGenerator, ZipfianGenerator, ZIPFIAN_CONSTANT};
+use super::zipfian::{
+    ScrambledZipfianGenerator, SkewedLatestGenerator, ZipfianGenerator, ZIPFIAN_CONSTANT,
+};
 
 /// How run-phase keys are chosen (`requestdistribution`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,7 +32,10 @@ pub enum RequestDistribution {
     Latest,
     /// `HotspotIntegerGenerator(0, recordcount − 1, hotspotdatafraction,
     /// hotspotopnfraction)`.
-    Hotspot { data_fraction: f64, opn_fraction: f64 },
+    Hotspot {
+        data_fraction: f64,
+        opn_fraction: f64,
+    },
 }
 
 /// How scan lengths are chosen (`scanlengthdistribution`).
@@ -113,7 +120,11 @@ pub struct YcsbError {
 }
 
 fn bad(property: &'static str, value: impl std::fmt::Display, allowed: &str) -> YcsbError {
-    YcsbError { property, value: value.to_string(), allowed: allowed.to_string() }
+    YcsbError {
+        property,
+        value: value.to_string(),
+        allowed: allowed.to_string(),
+    }
 }
 
 /// Workload A (update heavy): 50 % read, 50 % update, zipfian.
@@ -229,7 +240,10 @@ impl CoreWorkloadSpec {
             ("updateproportion", self.update_proportion),
             ("insertproportion", self.insert_proportion),
             ("scanproportion", self.scan_proportion),
-            ("readmodifywriteproportion", self.read_modify_write_proportion),
+            (
+                "readmodifywriteproportion",
+                self.read_modify_write_proportion,
+            ),
         ];
         for (name, v) in props {
             if !v.is_finite() || v < 0.0 {
@@ -237,30 +251,58 @@ impl CoreWorkloadSpec {
             }
         }
         if props.iter().all(|(_, v)| *v <= 0.0) {
-            return Err(bad("readproportion", self.read_proportion, "at least one proportion > 0"));
+            return Err(bad(
+                "readproportion",
+                self.read_proportion,
+                "at least one proportion > 0",
+            ));
         }
         let t = self.zipfian_constant;
         if !t.is_finite() || t <= 0.0 || t == 1.0 {
-            return Err(bad("zipfianconstant", t, "finite, > 0 and != 1 (YCSB's formula divides by 1 - theta)"));
+            return Err(bad(
+                "zipfianconstant",
+                t,
+                "finite, > 0 and != 1 (YCSB's formula divides by 1 - theta)",
+            ));
         }
-        if let RequestDistribution::Hotspot { data_fraction, opn_fraction } = self.request_distribution {
+        if let RequestDistribution::Hotspot {
+            data_fraction,
+            opn_fraction,
+        } = self.request_distribution
+        {
             if !(0.0..=1.0).contains(&data_fraction) {
-                return Err(bad("hotspotdatafraction", data_fraction, "a fraction in [0, 1]"));
+                return Err(bad(
+                    "hotspotdatafraction",
+                    data_fraction,
+                    "a fraction in [0, 1]",
+                ));
             }
             if !(0.0..=1.0).contains(&opn_fraction) {
-                return Err(bad("hotspotopnfraction", opn_fraction, "a fraction in [0, 1]"));
+                return Err(bad(
+                    "hotspotopnfraction",
+                    opn_fraction,
+                    "a fraction in [0, 1]",
+                ));
             }
             let h = HotspotGenerator::new(0, self.record_count - 1, data_fraction, opn_fraction);
             let (hot, cold) = h.intervals();
             if (hot == 0 && opn_fraction > 0.0) || (cold == 0 && opn_fraction < 1.0) {
-                return Err(bad("hotspotdatafraction", data_fraction, "a hot and a cold set that are non-empty where drawn from"));
+                return Err(bad(
+                    "hotspotdatafraction",
+                    data_fraction,
+                    "a hot and a cold set that are non-empty where drawn from",
+                ));
             }
         }
         if self.min_scan_length == 0 {
             return Err(bad("minscanlength", self.min_scan_length, ">= 1"));
         }
         if self.max_scan_length < self.min_scan_length {
-            return Err(bad("maxscanlength", self.max_scan_length, format!(">= minscanlength ({})", self.min_scan_length).as_str()));
+            return Err(bad(
+                "maxscanlength",
+                self.max_scan_length,
+                format!(">= minscanlength ({})", self.min_scan_length).as_str(),
+            ));
         }
         if self.field_count == 0 {
             return Err(bad("fieldcount", self.field_count, ">= 1"));
@@ -311,7 +353,11 @@ impl CoreWorkloadSpec {
     /// The load phase (`-load`): an insert of every record.
     pub fn load(&self) -> Result<LoadPhase, YcsbError> {
         self.validate()?;
-        Ok(LoadPhase { next: 0, end: self.record_count, value_bytes: self.record_value_bytes() })
+        Ok(LoadPhase {
+            next: 0,
+            end: self.record_count,
+            value_bytes: self.record_value_bytes(),
+        })
     }
 
     /// The run phase (`-t`): `operationcount` operations drawn from the streams of
@@ -368,7 +414,10 @@ impl Iterator for LoadPhase {
         }
         let key = self.next;
         self.next += 1;
-        Some(YcsbOp::Insert { key, value_bytes: self.value_bytes })
+        Some(YcsbOp::Insert {
+            key,
+            value_bytes: self.value_bytes,
+        })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -427,28 +476,44 @@ impl RunPhase {
             (spec.scan_proportion, OpKind::Scan),
             (spec.read_modify_write_proportion, OpKind::ReadModifyWrite),
         ])
-        .ok_or_else(|| bad("readproportion", spec.read_proportion, "at least one proportion > 0"))?;
+        .ok_or_else(|| {
+            bad(
+                "readproportion",
+                spec.read_proportion,
+                "at least one proportion > 0",
+            )
+        })?;
         let n = spec.record_count;
         let insert_counter = AcknowledgedCounter::new(n);
         let keys = match spec.request_distribution {
-            RequestDistribution::Uniform => KeyChooser::Uniform(UniformLongGenerator::new(0, n - 1)),
-            RequestDistribution::Zipfian => KeyChooser::Zipfian(ScrambledZipfianGenerator::with_constant(
-                0,
-                n + spec.expected_new_keys(),
-                spec.zipfian_constant,
-            )),
-            RequestDistribution::Latest => KeyChooser::Latest(SkewedLatestGenerator::new(insert_counter.last_value())),
-            RequestDistribution::Hotspot { data_fraction, opn_fraction } => {
-                KeyChooser::Hotspot(HotspotGenerator::new(0, n - 1, data_fraction, opn_fraction))
+            RequestDistribution::Uniform => {
+                KeyChooser::Uniform(UniformLongGenerator::new(0, n - 1))
             }
+            RequestDistribution::Zipfian => {
+                KeyChooser::Zipfian(ScrambledZipfianGenerator::with_constant(
+                    0,
+                    n + spec.expected_new_keys(),
+                    spec.zipfian_constant,
+                ))
+            }
+            RequestDistribution::Latest => {
+                KeyChooser::Latest(SkewedLatestGenerator::new(insert_counter.last_value()))
+            }
+            RequestDistribution::Hotspot {
+                data_fraction,
+                opn_fraction,
+            } => KeyChooser::Hotspot(HotspotGenerator::new(0, n - 1, data_fraction, opn_fraction)),
         };
         let scan_len = match spec.scan_length_distribution {
-            ScanLengthDistribution::Uniform => {
-                ScanLength::Uniform(UniformLongGenerator::new(spec.min_scan_length, spec.max_scan_length))
-            }
-            ScanLengthDistribution::Zipfian => {
-                ScanLength::Zipfian(ZipfianGenerator::new(spec.min_scan_length, spec.max_scan_length, ZIPFIAN_CONSTANT))
-            }
+            ScanLengthDistribution::Uniform => ScanLength::Uniform(UniformLongGenerator::new(
+                spec.min_scan_length,
+                spec.max_scan_length,
+            )),
+            ScanLengthDistribution::Zipfian => ScanLength::Zipfian(ZipfianGenerator::new(
+                spec.min_scan_length,
+                spec.max_scan_length,
+                ZIPFIAN_CONSTANT,
+            )),
         };
         Ok(Self {
             remaining: spec.operation_count,
@@ -510,16 +575,28 @@ impl Iterator for RunPhase {
         }
         self.remaining -= 1;
         let op = match self.ops.next(&mut self.op_rng) {
-            OpKind::Read => YcsbOp::Read { key: self.next_keynum() },
-            OpKind::Update => YcsbOp::Update { key: self.next_keynum(), value_bytes: self.update_value_bytes },
-            OpKind::Insert => YcsbOp::Insert { key: self.insert_counter.next_value(), value_bytes: self.record_value_bytes },
+            OpKind::Read => YcsbOp::Read {
+                key: self.next_keynum(),
+            },
+            OpKind::Update => YcsbOp::Update {
+                key: self.next_keynum(),
+                value_bytes: self.update_value_bytes,
+            },
+            OpKind::Insert => YcsbOp::Insert {
+                key: self.insert_counter.next_value(),
+                value_bytes: self.record_value_bytes,
+            },
             OpKind::Scan => {
                 let start_key = self.next_keynum();
-                YcsbOp::Scan { start_key, len: self.next_scan_length() }
+                YcsbOp::Scan {
+                    start_key,
+                    len: self.next_scan_length(),
+                }
             }
-            OpKind::ReadModifyWrite => {
-                YcsbOp::ReadModifyWrite { key: self.next_keynum(), value_bytes: self.update_value_bytes }
-            }
+            OpKind::ReadModifyWrite => YcsbOp::ReadModifyWrite {
+                key: self.next_keynum(),
+                value_bytes: self.update_value_bytes,
+            },
         };
         Some(op)
     }

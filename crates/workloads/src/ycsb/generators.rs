@@ -34,7 +34,10 @@ impl UniformLongGenerator {
     /// Uniform over `[lb, ub]` (requires `lb <= ub`).
     pub fn new(lb: u64, ub: u64) -> Self {
         assert!(lb <= ub, "UniformLongGenerator: lb {lb} > ub {ub}");
-        Self { lb, interval: ub - lb + 1 }
+        Self {
+            lb,
+            interval: ub - lb + 1,
+        }
     }
 
     pub fn next(&self, rng: &mut RngStream) -> u64 {
@@ -91,7 +94,9 @@ impl<T: Copy> DiscreteGenerator<T> {
         for (w, _) in &kept {
             sum += *w;
         }
-        Some(Self { values: kept.into_iter().map(|(w, v)| (w / sum, v)).collect() })
+        Some(Self {
+            values: kept.into_iter().map(|(w, v)| (w / sum, v)).collect(),
+        })
     }
 
     pub fn next(&self, rng: &mut RngStream) -> T {
@@ -125,7 +130,12 @@ impl HotspotGenerator {
         let interval = upper - lower + 1;
         // Java: (int) (interval * hotsetFraction), then widened to long.
         let hot_interval = ((interval as f64 * hotset_fraction) as i32).max(0) as u64;
-        Self { lower, hot_interval, cold_interval: interval - hot_interval, hot_opn_fraction }
+        Self {
+            lower,
+            hot_interval,
+            cold_interval: interval - hot_interval,
+            hot_opn_fraction,
+        }
     }
 
     /// (hot, cold) interval sizes.
@@ -159,7 +169,9 @@ impl Throttle {
             return None;
         }
         let per_thread_per_ms = (target_ops_per_s as f64 / threads as f64) / 1000.0;
-        Some(Self { tick_ns: (1_000_000.0 / per_thread_per_ms) as u64 })
+        Some(Self {
+            tick_ns: (1_000_000.0 / per_thread_per_ms) as u64,
+        })
     }
 
     /// The per-thread inter-arrival time in ns.

@@ -43,9 +43,12 @@ pub mod keys;
 pub mod zipfian;
 
 pub use core_workload::{
-    custom, workload, workload_a, workload_b, workload_c, workload_d, workload_e, workload_f, CoreWorkloadSpec,
-    LoadPhase, RequestDistribution, RunPhase, ScanLengthDistribution, YcsbError, YcsbOp,
+    custom, workload, workload_a, workload_b, workload_c, workload_d, workload_e, workload_f,
+    CoreWorkloadSpec, LoadPhase, RequestDistribution, RunPhase, ScanLengthDistribution, YcsbError,
+    YcsbOp,
 };
 pub use generators::Throttle;
 pub use keys::{build_key_name, fnvhash64, key_24, InsertOrder, KEY_BYTES};
-pub use zipfian::{ScrambledZipfianGenerator, SkewedLatestGenerator, ZipfianGenerator, ITEM_COUNT, ZETAN};
+pub use zipfian::{
+    ScrambledZipfianGenerator, SkewedLatestGenerator, ZipfianGenerator, ITEM_COUNT, ZETAN,
+};

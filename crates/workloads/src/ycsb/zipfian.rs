@@ -119,7 +119,16 @@ impl ZipfianGenerator {
         let zeta2theta = zeta_static(2, theta);
         let alpha = 1.0 / (1.0 - theta);
         let eta = (1.0 - (2.0 / items as f64).powf(1.0 - theta)) / (1.0 - zeta2theta / zetan);
-        Self { items, base, theta, zeta2theta, alpha, zetan, eta, countforzeta: items }
+        Self {
+            items,
+            base,
+            theta,
+            zeta2theta,
+            alpha,
+            zetan,
+            eta,
+            countforzeta: items,
+        }
     }
 
     /// Number of items the generator was built for.
@@ -238,7 +247,9 @@ pub struct SkewedLatestGenerator {
 impl SkewedLatestGenerator {
     /// Built when the insert counter's last value is `basis_last`.
     pub fn new(basis_last: u64) -> Self {
-        Self { zipfian: ZipfianGenerator::with_items(basis_last, ZIPFIAN_CONSTANT) }
+        Self {
+            zipfian: ZipfianGenerator::with_items(basis_last, ZIPFIAN_CONSTANT),
+        }
     }
 
     /// Next key number given the counter's current last value.

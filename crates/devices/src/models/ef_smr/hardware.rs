@@ -120,15 +120,31 @@ impl FlashCache {
     /// sub-table in its OOB. Returns (page, completion time).
     ///
     /// Panics if the block is full: STLs allocate, and a full block is their bug.
-    pub fn program(&mut self, ready_ns: Ns, block: u32, sector: u32, sub_table: Option<Box<[u32]>>, data: Option<&[u8]>) -> (Ppn, Ns) {
-        let ppn = self.next_free_page(block).expect("STL programmed a full flash block");
-        debug_assert!(sub_table.as_ref().is_none_or(|t| t.len() as u32 <= self.oob_slots()), "sub-table larger than the OOB area");
+    pub fn program(
+        &mut self,
+        ready_ns: Ns,
+        block: u32,
+        sector: u32,
+        sub_table: Option<Box<[u32]>>,
+        data: Option<&[u8]>,
+    ) -> (Ppn, Ns) {
+        let ppn = self
+            .next_free_page(block)
+            .expect("STL programmed a full flash block");
+        debug_assert!(
+            sub_table
+                .as_ref()
+                .is_none_or(|t| t.len() as u32 <= self.oob_slots()),
+            "sub-table larger than the OOB area"
+        );
         self.next_page[block as usize] += 1;
         self.sector_tag[ppn as usize] = sector;
         self.sub_tables[ppn as usize] = sub_table;
         if let Some(bytes) = data {
             let pb = self.params.page_bytes;
-            self.data.get_or_insert_with(|| BlockStore::new(pb)).write(ppn as u64, bytes);
+            self.data
+                .get_or_insert_with(|| BlockStore::new(pb))
+                .write(ppn as u64, bytes);
         }
         self.page_programs += 1;
         (ppn, self.chip.reserve(ready_ns, self.params.program_ns).1)
@@ -178,7 +194,16 @@ pub struct BandDisk {
 
 impl BandDisk {
     pub fn new(params: &DiskParams, bands: u32, band_sectors: u32, sector_bytes: u32) -> Self {
-        Self { mechanics: DiskMechanics::new(params), band_sectors, bands, sector_bytes, data: None, rmws: 0, bytes_read: 0, bytes_written: 0 }
+        Self {
+            mechanics: DiskMechanics::new(params),
+            band_sectors,
+            bands,
+            sector_bytes,
+            data: None,
+            rmws: 0,
+            bytes_read: 0,
+            bytes_written: 0,
+        }
     }
 
     #[inline]
@@ -194,7 +219,9 @@ impl BandDisk {
     pub fn read(&mut self, ready_ns: Ns, sector: u32, count: u32) -> Ns {
         let bytes = count as u64 * self.sector_bytes as u64;
         self.bytes_read += bytes;
-        self.mechanics.access(ready_ns, sector as u64 * self.sector_bytes as u64, bytes).done_ns
+        self.mechanics
+            .access(ready_ns, sector as u64 * self.sector_bytes as u64, bytes)
+            .done_ns
     }
 
     /// Copies a sector's bytes from the platter into `out` (zeros if never written).
@@ -217,7 +244,9 @@ impl BandDisk {
             debug_assert_eq!(self.band_of(*sector), band, "RMW update outside its band");
             if let Some(b) = bytes {
                 let sb = self.sector_bytes;
-                self.data.get_or_insert_with(|| BlockStore::new(sb)).put(*sector as u64, b.clone());
+                self.data
+                    .get_or_insert_with(|| BlockStore::new(sb))
+                    .put(*sector as u64, b.clone());
             }
         }
         self.rmws += 1;

@@ -116,32 +116,72 @@ impl EfSmr {
     pub fn new(p: EfSmrProfile, source_name: &str) -> Result<Self, ProfileError> {
         let v = Validator::new(source_name);
         let b = &p.bands;
-        v.check("bands.sector_bytes", b.sector_bytes, b.sector_bytes == 4096, "4096 (the STLs map 4 KiB sectors)")?;
+        v.check(
+            "bands.sector_bytes",
+            b.sector_bytes,
+            b.sector_bytes == 4096,
+            "4096 (the STLs map 4 KiB sectors)",
+        )?;
         v.range("bands.band_mib", b.band_mib, 1, 4096)?;
         v.range("bands.band_count", b.band_count, 1, 1 << 20)?;
         let band_bytes = b.band_mib * MIB;
         let bands_bytes = band_bytes * b.band_count as u64;
-        v.check("bands.band_count", b.band_count, bands_bytes < (u32::MAX as u64) * b.sector_bytes as u64, "a count whose sectors fit in 32 bits (< 16 TiB)")?;
+        v.check(
+            "bands.band_count",
+            b.band_count,
+            bands_bytes < (u32::MAX as u64) * b.sector_bytes as u64,
+            "a count whose sectors fit in 32 bits (< 16 TiB)",
+        )?;
         v.range("bands.disk_capacity_gb", b.disk_capacity_gb, 1, 100_000)?;
         let disk_bytes = b.disk_capacity_gb * 1_000_000_000;
-        v.check("bands.disk_capacity_gb", b.disk_capacity_gb, disk_bytes >= bands_bytes, &format!("at least the bands' {} bytes", bands_bytes))?;
-        let (disk_params, command_ns) = validate_mechanics(&v, &p.mechanics, &p.controller, disk_bytes)?;
+        v.check(
+            "bands.disk_capacity_gb",
+            b.disk_capacity_gb,
+            disk_bytes >= bands_bytes,
+            &format!("at least the bands' {} bytes", bands_bytes),
+        )?;
+        let (disk_params, command_ns) =
+            validate_mechanics(&v, &p.mechanics, &p.controller, disk_bytes)?;
         let f = &p.flash_cache;
-        for (field, value) in [("flash_cache.read_ms", f.read_ms), ("flash_cache.program_ms", f.program_ms), ("flash_cache.erase_ms", f.erase_ms)] {
+        for (field, value) in [
+            ("flash_cache.read_ms", f.read_ms),
+            ("flash_cache.program_ms", f.program_ms),
+            ("flash_cache.erase_ms", f.erase_ms),
+        ] {
             v.check(field, value, value.is_finite(), "a finite number")?;
         }
         v.range("flash_cache.blocks", f.blocks, 4, 1 << 20)?;
         v.range("flash_cache.pages_per_block", f.pages_per_block, 1, 4096)?;
-        v.check("flash_cache.oob_bytes", f.oob_bytes, f.oob_bytes >= 8 && f.oob_bytes.is_multiple_of(4) && f.oob_bytes <= 64 * 1024, "a multiple of 4 in 8..=65536")?;
+        v.check(
+            "flash_cache.oob_bytes",
+            f.oob_bytes,
+            f.oob_bytes >= 8 && f.oob_bytes.is_multiple_of(4) && f.oob_bytes <= 64 * 1024,
+            "a multiple of 4 in 8..=65536",
+        )?;
         v.range("flash_cache.read_ms", f.read_ms, 0.001, 100.0)?;
         v.range("flash_cache.program_ms", f.program_ms, 0.001, 100.0)?;
         v.range("flash_cache.erase_ms", f.erase_ms, 0.001, 1000.0)?;
         let band_sectors = (band_bytes / b.sector_bytes as u64) as u32;
         let oob_slots = f.oob_bytes / 4;
-        v.check("flash_cache.oob_bytes", f.oob_bytes, band_sectors.is_multiple_of(oob_slots), &format!("a size whose 4-byte slots divide the {band_sectors} sectors of a band"))?;
+        v.check(
+            "flash_cache.oob_bytes",
+            f.oob_bytes,
+            band_sectors.is_multiple_of(oob_slots),
+            &format!("a size whose 4-byte slots divide the {band_sectors} sectors of a band"),
+        )?;
         let s = &p.stl;
-        v.range("stl.skylight_pc_zones", s.skylight_pc_zones, 1, f.blocks / 2)?;
-        v.check("stl.skylight_pc_zones", s.skylight_pc_zones, f.blocks.is_multiple_of(s.skylight_pc_zones), &format!("a divisor of the {} flash blocks", f.blocks))?;
+        v.range(
+            "stl.skylight_pc_zones",
+            s.skylight_pc_zones,
+            1,
+            f.blocks / 2,
+        )?;
+        v.check(
+            "stl.skylight_pc_zones",
+            s.skylight_pc_zones,
+            f.blocks.is_multiple_of(s.skylight_pc_zones),
+            &format!("a divisor of the {} flash blocks", f.blocks),
+        )?;
         v.range("stl.pore_open_bands", s.pore_open_bands, 1, b.band_count)?;
 
         let flash = FlashCache::new(FlashCacheParams {
@@ -154,7 +194,13 @@ impl EfSmr {
             erase_ns: ms_to_ns(f.erase_ms),
         });
         let disk = BandDisk::new(&disk_params, b.band_count, band_sectors, b.sector_bytes);
-        let hw = Hardware { flash, disk, cleanings: 0, cleaning_ns_total: 0, cleaning_ns_max: 0 };
+        let hw = Hardware {
+            flash,
+            disk,
+            cleanings: 0,
+            cleaning_ns_total: 0,
+            cleaning_ns_max: 0,
+        };
         let stl: Box<dyn Stl> = match s.policy {
             StlPolicy::Skylight => Box::new(skylight::Skylight::new(&hw, s.skylight_pc_zones)),
             StlPolicy::Pore => Box::new(pore::Pore::new(&hw, s.pore_open_bands)),
@@ -168,7 +214,15 @@ impl EfSmr {
             capacity_blocks: band_sectors as u64 * b.band_count as u64,
             zoned: None,
         };
-        Ok(Self { info, hw, stl, command_ns, sector_bytes: b.sector_bytes as u64, host_read_bytes: 0, host_write_bytes: 0 })
+        Ok(Self {
+            info,
+            hw,
+            stl,
+            command_ns,
+            sector_bytes: b.sector_bytes as u64,
+            host_read_bytes: 0,
+            host_write_bytes: 0,
+        })
     }
 
     pub fn stl_name(&self) -> &'static str {
@@ -195,7 +249,12 @@ impl Device for EfSmr {
         &self.info
     }
 
-    fn submit(&mut self, now_ns: Ns, cmd: &Command, payload: Payload<'_>) -> Result<Completion, DeviceError> {
+    fn submit(
+        &mut self,
+        now_ns: Ns,
+        cmd: &Command,
+        payload: Payload<'_>,
+    ) -> Result<Completion, DeviceError> {
         check_payload(cmd, &payload, self.info.block_bytes)?;
         let sb = self.sector_bytes as usize;
         let ready = now_ns + self.command_ns;
@@ -209,7 +268,12 @@ impl Device for EfSmr {
                 let mut done = ready;
                 for i in 0..blocks as usize {
                     let chunk = out.as_deref_mut().map(|o| &mut o[i * sb..(i + 1) * sb]);
-                    done = done.max(self.stl.read(&mut self.hw, ready, (lba as usize + i) as u32, chunk));
+                    done = done.max(self.stl.read(
+                        &mut self.hw,
+                        ready,
+                        (lba as usize + i) as u32,
+                        chunk,
+                    ));
                 }
                 self.host_read_bytes += blocks as u64 * self.sector_bytes;
                 Ok(Completion { done_ns: done, lba })
@@ -224,15 +288,23 @@ impl Device for EfSmr {
                 for i in 0..blocks as usize {
                     let chunk = data.map(|d| &d[i * sb..(i + 1) * sb]);
                     // Sectors of one request are written in order.
-                    done = self.stl.write(&mut self.hw, done, (lba as usize + i) as u32, chunk);
+                    done = self
+                        .stl
+                        .write(&mut self.hw, done, (lba as usize + i) as u32, chunk);
                 }
                 self.host_write_bytes += blocks as u64 * self.sector_bytes;
                 Ok(Completion { done_ns: done, lba })
             }
             // The flash cache is persistent: a flush costs a command.
-            Command::Flush => Ok(Completion { done_ns: ready, lba: 0 }),
+            Command::Flush => Ok(Completion {
+                done_ns: ready,
+                lba: 0,
+            }),
             Command::Trim { .. } | Command::Append { .. } | Command::Zone { .. } => {
-                Err(DeviceError::Unsupported { command: cmd.name(), device: self.info.name.clone() })
+                Err(DeviceError::Unsupported {
+                    command: cmd.name(),
+                    device: self.info.name.clone(),
+                })
             }
         }
     }
@@ -253,8 +325,12 @@ impl Device for EfSmr {
             ..Default::default()
         };
         if elapsed_ns > 0 {
-            st.utilisation.insert("flash".into(), round6(f.busy_ns() as f64 / elapsed_ns as f64));
-            st.utilisation.insert("actuator".into(), round6(d.utilisation(elapsed_ns)));
+            st.utilisation.insert(
+                "flash".into(),
+                round6(f.busy_ns() as f64 / elapsed_ns as f64),
+            );
+            st.utilisation
+                .insert("actuator".into(), round6(d.utilisation(elapsed_ns)));
         }
         let c = &mut st.counters;
         c.insert("rmws".into(), d.rmws);
@@ -265,7 +341,10 @@ impl Device for EfSmr {
         c.insert("flash_page_reads".into(), f.page_reads);
         c.insert("flash_oob_reads".into(), f.oob_reads);
         c.insert("band_bytes_written".into(), d.bytes_written);
-        c.insert("mapping_memory_bytes".into(), self.stl.mapping_memory_bytes());
+        c.insert(
+            "mapping_memory_bytes".into(),
+            self.stl.mapping_memory_bytes(),
+        );
         st.finish()
     }
 }

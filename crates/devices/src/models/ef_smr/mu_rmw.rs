@@ -153,7 +153,10 @@ impl MuRmw {
     pub fn new(hw: &Hardware) -> Self {
         let p = hw.disk.band_sectors;
         let q = hw.flash.oob_slots();
-        assert!(q > 0 && p.is_multiple_of(q), "OOB slots must divide the band's sectors");
+        assert!(
+            q > 0 && p.is_multiple_of(q),
+            "OOB slots must divide the band's sectors"
+        );
         let n = p / q;
         let u = hw.disk.bands;
         let s = hw.flash.params.blocks;
@@ -164,7 +167,13 @@ impl MuRmw {
             u,
             ppb: hw.flash.params.pages_per_block,
             smd: vec![NONE; (u as usize) * (n as usize)],
-            nodes: vec![BmlNode { block: NONE, next: NONE }; s as usize],
+            nodes: vec![
+                BmlNode {
+                    block: NONE,
+                    next: NONE
+                };
+                s as usize
+            ],
             free_nodes: (0..s).rev().collect(),
             bml_head: vec![NONE; u as usize],
             bml_tail: vec![NONE; u as usize],
@@ -181,7 +190,12 @@ impl MuRmw {
     #[inline]
     fn addr(&self, lsn: u32) -> CamAddr {
         let (lbn, bo) = (lsn / self.p, lsn % self.p);
-        CamAddr { lbn, bo, ppn_index: bo / self.q, smt_off: bo % self.q }
+        CamAddr {
+            lbn,
+            bo,
+            ppn_index: bo / self.q,
+            smt_off: bo % self.q,
+        }
     }
 
     #[inline]
@@ -203,7 +217,10 @@ impl MuRmw {
 
     /// Appends a free block to `band`'s BML.
     fn allocate(&mut self, band: u32) -> u32 {
-        let block = self.free_blocks.pop_front().expect("allocate with no free block");
+        let block = self
+            .free_blocks
+            .pop_front()
+            .expect("allocate with no free block");
         let node = self.free_nodes.pop().expect("BML node arena exhausted");
         self.nodes[node as usize] = BmlNode { block, next: NONE };
         let b = band as usize;
@@ -222,7 +239,10 @@ impl MuRmw {
     #[inline]
     fn invalidate(&mut self, hw: &Hardware, block: u32) {
         let v = &mut self.valid[block as usize];
-        debug_assert!(*v > 0, "invalidating a page of block {block} with no valid page");
+        debug_assert!(
+            *v > 0,
+            "invalidating a page of block {block} with no valid page"
+        );
         *v -= 1;
         if self.is_obsolete(hw, block) {
             self.obsolete_in_band[self.owner[block as usize] as usize] += 1;
@@ -234,14 +254,19 @@ impl MuRmw {
     fn reclaim(&mut self, hw: &mut Hardware, start: Ns) -> Ns {
         // Lines 1–7: the first obsolete block, in LBN then BML order: erase, no RMW.
         if self.obsolete_total > 0 {
-            let band = (0..self.u).find(|&b| self.obsolete_in_band[b as usize] > 0).expect("obsolete count without an obsolete band");
+            let band = (0..self.u)
+                .find(|&b| self.obsolete_in_band[b as usize] > 0)
+                .expect("obsolete count without an obsolete band");
             let b = band as usize;
             let (mut prev, mut node) = (NONE, self.bml_head[b]);
             while node != NONE && !self.is_obsolete(hw, self.nodes[node as usize].block) {
                 prev = node;
                 node = self.nodes[node as usize].next;
             }
-            assert!(node != NONE, "band {band} counts an obsolete block its BML lacks");
+            assert!(
+                node != NONE,
+                "band {band} counts an obsolete block its BML lacks"
+            );
             let BmlNode { block, next } = self.nodes[node as usize];
             if prev == NONE {
                 self.bml_head[b] = next;
@@ -252,7 +277,10 @@ impl MuRmw {
                 self.bml_tail[b] = prev;
             }
             self.bml_len[b] -= 1;
-            self.nodes[node as usize] = BmlNode { block: NONE, next: NONE };
+            self.nodes[node as usize] = BmlNode {
+                block: NONE,
+                next: NONE,
+            };
             self.free_nodes.push(node);
             self.obsolete_in_band[b] -= 1;
             self.obsolete_total -= 1;
@@ -264,14 +292,27 @@ impl MuRmw {
         }
 
         // Lines 8–11: the band with the longest BML.
-        let victim = (0..self.u).fold(0, |best, b| if self.bml_len[b as usize] > self.bml_len[best as usize] { b } else { best });
+        let victim = (0..self.u).fold(0, |best, b| {
+            if self.bml_len[b as usize] > self.bml_len[best as usize] {
+                b
+            } else {
+                best
+            }
+        });
         let v = victim as usize;
         assert!(self.bml_len[v] > 0, "reclamation with no block allocated");
 
         // Lines 13–14: rebuild the band's sector table from its SMD, read valid data.
         let mut reads_done = start;
         let mut updates: Vec<(u32, Option<Box<[u8]>>)> = Vec::new();
-        let mut page = vec![0u8; if self.payloads_seen { hw.flash.params.page_bytes as usize } else { 0 }];
+        let mut page = vec![
+            0u8;
+            if self.payloads_seen {
+                hw.flash.params.page_bytes as usize
+            } else {
+                0
+            }
+        ];
         for i in 0..self.n {
             let slot = self.smd_slot(victim, i);
             let ptr = self.smd[slot];
@@ -279,7 +320,9 @@ impl MuRmw {
                 continue;
             }
             let (oob_done, table) = hw.flash.read_oob(start, ptr);
-            let table: Box<[u32]> = table.expect("SMD pointer to a page without a sub-table").into();
+            let table: Box<[u32]> = table
+                .expect("SMD pointer to a page without a sub-table")
+                .into();
             reads_done = reads_done.max(oob_done);
             for (j, &ppn) in table.iter().enumerate() {
                 if ppn == NONE {
@@ -297,7 +340,11 @@ impl MuRmw {
         }
 
         // Line 15: one RMW of the band.
-        let rmw_end = if updates.is_empty() { reads_done } else { hw.disk.rmw(reads_done, victim, &updates) };
+        let rmw_end = if updates.is_empty() {
+            reads_done
+        } else {
+            hw.disk.rmw(reads_done, victim, &updates)
+        };
 
         // Line 16: erase all its blocks, in parallel with the RMW.
         let mut erase_end = reads_done;
@@ -308,7 +355,10 @@ impl MuRmw {
             self.owner[block as usize] = NONE;
             self.valid[block as usize] = 0;
             self.free_blocks.push_back(block);
-            self.nodes[node as usize] = BmlNode { block: NONE, next: NONE };
+            self.nodes[node as usize] = BmlNode {
+                block: NONE,
+                next: NONE,
+            };
             self.free_nodes.push(node);
             node = next;
         }
@@ -344,7 +394,10 @@ impl Stl for MuRmw {
                 self.allocate(a.lbn)
             }
         };
-        let new_ppn = hw.flash.next_free_page(block).expect("active block has a free page");
+        let new_ppn = hw
+            .flash
+            .next_free_page(block)
+            .expect("active block has a free page");
 
         // The latest sub-table, from the OOB of the page the SMD points to.
         let slot = self.smd_slot(a.lbn, a.ppn_index);
@@ -354,7 +407,9 @@ impl Stl for MuRmw {
         } else {
             let (done, table) = hw.flash.read_oob(t, ptr);
             t = done;
-            table.expect("SMD pointer to a page without a sub-table").into()
+            table
+                .expect("SMD pointer to a page without a sub-table")
+                .into()
         };
         let old = table[a.smt_off as usize];
         if old != NONE {
@@ -396,7 +451,8 @@ impl Stl for MuRmw {
     /// SMD (U × N × 4 B) + live BML nodes (8 B each); see the module doc.
     fn mapping_memory_bytes(&self) -> u64 {
         let allocated = self.nodes.len() - self.free_nodes.len();
-        (self.smd.len() * std::mem::size_of::<Ppn>() + allocated * std::mem::size_of::<BmlNode>()) as u64
+        (self.smd.len() * std::mem::size_of::<Ppn>() + allocated * std::mem::size_of::<BmlNode>())
+            as u64
     }
 
     fn check_invariants(&self, hw: &Hardware) -> Result<(), String> {
@@ -419,15 +475,22 @@ impl Stl for MuRmw {
                 seen_node[node as usize] = true;
                 let BmlNode { block, next } = self.nodes[node as usize];
                 if block >= s || seen_block[block as usize] {
-                    return Err(format!("band {band}: BML block {block} invalid or in two lists"));
+                    return Err(format!(
+                        "band {band}: BML block {block} invalid or in two lists"
+                    ));
                 }
                 seen_block[block as usize] = true;
                 if self.owner[block as usize] != band {
-                    return Err(format!("block {block} is in band {band}'s BML but owned by {}", self.owner[block as usize]));
+                    return Err(format!(
+                        "block {block} is in band {band}'s BML but owned by {}",
+                        self.owner[block as usize]
+                    ));
                 }
                 let programmed = hw.flash.programmed_pages(block);
                 if next != NONE && programmed != ppb {
-                    return Err(format!("band {band}: block {block} is not its active block but has free pages"));
+                    return Err(format!(
+                        "band {band}: block {block} is not its active block but has free pages"
+                    ));
                 }
                 for pg in 0..ppb {
                     let tag = hw.flash.sector_tag(block * ppb + pg);
@@ -435,7 +498,9 @@ impl Stl for MuRmw {
                         return Err(format!("block {block} of band {band}: page {pg} holds sector {tag} of another band"));
                     }
                     if pg >= programmed && tag != NONE {
-                        return Err(format!("block {block}: unprogrammed page {pg} has a sector tag"));
+                        return Err(format!(
+                            "block {block}: unprogrammed page {pg} has a sector tag"
+                        ));
                     }
                 }
                 if self.is_obsolete(hw, block) {
@@ -446,16 +511,24 @@ impl Stl for MuRmw {
                 node = next;
             }
             if len != self.bml_len[b] || last != self.bml_tail[b] {
-                return Err(format!("band {band}: BML length / tail disagree with its list"));
+                return Err(format!(
+                    "band {band}: BML length / tail disagree with its list"
+                ));
             }
             if obsolete != self.obsolete_in_band[b] {
-                return Err(format!("band {band}: {obsolete} obsolete blocks, counted {}", self.obsolete_in_band[b]));
+                return Err(format!(
+                    "band {band}: {obsolete} obsolete blocks, counted {}",
+                    self.obsolete_in_band[b]
+                ));
             }
             allocated += len;
             obsolete_total += obsolete;
         }
         if obsolete_total != self.obsolete_total {
-            return Err(format!("{obsolete_total} obsolete blocks, counted {}", self.obsolete_total));
+            return Err(format!(
+                "{obsolete_total} obsolete blocks, counted {}",
+                self.obsolete_total
+            ));
         }
         if allocated as usize != self.nodes.len() - self.free_nodes.len() {
             return Err("BML node arena count disagrees with the lists".into());
@@ -464,11 +537,18 @@ impl Stl for MuRmw {
         // Free blocks: erased, unowned, in no BML; with the BMLs they cover the flash.
         for &block in &self.free_blocks {
             if seen_block[block as usize] {
-                return Err(format!("block {block} is free and allocated (or twice free)"));
+                return Err(format!(
+                    "block {block} is free and allocated (or twice free)"
+                ));
             }
             seen_block[block as usize] = true;
-            if self.owner[block as usize] != NONE || hw.flash.programmed_pages(block) != 0 || self.valid[block as usize] != 0 {
-                return Err(format!("free block {block} is owned, programmed or has valid pages"));
+            if self.owner[block as usize] != NONE
+                || hw.flash.programmed_pages(block) != 0
+                || self.valid[block as usize] != 0
+            {
+                return Err(format!(
+                    "free block {block} is owned, programmed or has valid pages"
+                ));
             }
         }
         if let Some(block) = seen_block.iter().position(|x| !x) {
@@ -477,7 +557,10 @@ impl Stl for MuRmw {
 
         // SMD → sub-tables → pages; valid counts derived from them.
         let mut valid = vec![0u32; s as usize];
-        let programmed = |ppn: Ppn| ppn < hw.flash.total_pages() && ppn % ppb < hw.flash.programmed_pages(hw.flash.block_of(ppn));
+        let programmed = |ppn: Ppn| {
+            ppn < hw.flash.total_pages()
+                && ppn % ppb < hw.flash.programmed_pages(hw.flash.block_of(ppn))
+        };
         for band in 0..self.u {
             for i in 0..self.n {
                 let ptr = self.smd[self.smd_slot(band, i)];
@@ -485,21 +568,30 @@ impl Stl for MuRmw {
                     continue;
                 }
                 if !programmed(ptr) || self.owner[hw.flash.block_of(ptr) as usize] != band {
-                    return Err(format!("band {band} SMD[{i}] = {ptr}: not a programmed page of the band"));
+                    return Err(format!(
+                        "band {band} SMD[{i}] = {ptr}: not a programmed page of the band"
+                    ));
                 }
                 let tag = hw.flash.sector_tag(ptr);
                 let first = band * self.p + i * self.q;
                 if tag < first || tag >= first + self.q {
-                    return Err(format!("band {band} SMD[{i}] = {ptr} holds sector {tag}, outside the sub-table"));
+                    return Err(format!(
+                        "band {band} SMD[{i}] = {ptr} holds sector {tag}, outside the sub-table"
+                    ));
                 }
                 let Some(table) = hw.flash.peek_oob(ptr) else {
                     return Err(format!("band {band} SMD[{i}] = {ptr} has no sub-table"));
                 };
                 if table.len() != self.q as usize {
-                    return Err(format!("band {band} SMD[{i}]: sub-table of {} slots", table.len()));
+                    return Err(format!(
+                        "band {band} SMD[{i}]: sub-table of {} slots",
+                        table.len()
+                    ));
                 }
                 if table[(tag - first) as usize] != ptr {
-                    return Err(format!("band {band} SMD[{i}] = {ptr}: its own sector {tag} maps elsewhere"));
+                    return Err(format!(
+                        "band {band} SMD[{i}] = {ptr}: its own sector {tag} maps elsewhere"
+                    ));
                 }
                 for (j, &e) in table.iter().enumerate() {
                     if e == NONE {
@@ -507,14 +599,19 @@ impl Stl for MuRmw {
                     }
                     let sector = first + j as u32;
                     if !programmed(e) || hw.flash.sector_tag(e) != sector {
-                        return Err(format!("sector {sector} maps to page {e}, which does not hold it"));
+                        return Err(format!(
+                            "sector {sector} maps to page {e}, which does not hold it"
+                        ));
                     }
                     valid[hw.flash.block_of(e) as usize] += 1;
                 }
             }
         }
         if let Some(block) = (0..s as usize).find(|&b| valid[b] != self.valid[b]) {
-            return Err(format!("block {block}: {} valid pages by the sub-tables, counted {}", valid[block], self.valid[block]));
+            return Err(format!(
+                "block {block}: {} valid pages by the sub-tables, counted {}",
+                valid[block], self.valid[block]
+            ));
         }
         Ok(())
     }
@@ -537,9 +634,25 @@ mod tests {
         let m = MuRmw::new(d.hardware());
         assert_eq!((m.p, m.q, m.n, m.u), (10_240, 64, 160, 256));
         // Fig. 5: write(C, 24614) → LBN 2, BO 4134, PPN_64, SMT_OFF 38.
-        assert_eq!(m.addr(24_614), CamAddr { lbn: 2, bo: 4134, ppn_index: 64, smt_off: 38 });
+        assert_eq!(
+            m.addr(24_614),
+            CamAddr {
+                lbn: 2,
+                bo: 4134,
+                ppn_index: 64,
+                smt_off: 38
+            }
+        );
         // read(LBN 2, BO 4156) → PPN_64, SMT_OFF 60.
-        assert_eq!(m.addr(2 * 10_240 + 4156), CamAddr { lbn: 2, bo: 4156, ppn_index: 64, smt_off: 60 });
+        assert_eq!(
+            m.addr(2 * 10_240 + 4156),
+            CamAddr {
+                lbn: 2,
+                bo: 4156,
+                ppn_index: 64,
+                smt_off: 60
+            }
+        );
         // §III-E: SMD 4 × N × U bytes; BML empty at the start.
         assert_eq!(m.mapping_memory_bytes(), 163_840);
         assert_eq!(d.mapping_memory_bytes(), 163_840);

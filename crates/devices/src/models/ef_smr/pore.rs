@@ -102,7 +102,11 @@ impl Pore {
         let bands = hw.disk.bands;
         let blocks = hw.flash.params.blocks;
         assert!(open_bands >= 1, "PORE needs at least one OPEN band");
-        assert!(blocks >= RESERVE_BLOCKS + 2, "PORE needs at least {} flash blocks", RESERVE_BLOCKS + 2);
+        assert!(
+            blocks >= RESERVE_BLOCKS + 2,
+            "PORE needs at least {} flash blocks",
+            RESERVE_BLOCKS + 2
+        );
         let k = open_bands.min(bands);
         let mut open = vec![false; bands as usize];
         open[..k as usize].fill(true);
@@ -133,7 +137,8 @@ impl Pore {
         let map = &self.map;
         let mut ranked: Vec<u32> = (0..map.bands()).collect();
         let k = self.open_bands as usize;
-        let by_benefit = |a: &u32, b: &u32| map.band_valid(*b).cmp(&map.band_valid(*a)).then(a.cmp(b));
+        let by_benefit =
+            |a: &u32, b: &u32| map.band_valid(*b).cmp(&map.band_valid(*a)).then(a.cmp(b));
         if k < ranked.len() {
             ranked.select_nth_unstable_by(k - 1, by_benefit);
             ranked.truncate(k);
@@ -148,7 +153,10 @@ impl Pore {
     /// The active block if it has room, else a fresh one from the free list.
     fn writable_block(&mut self, hw: &Hardware) -> u32 {
         if self.active == NONE || hw.flash.next_free_page(self.active).is_none() {
-            self.active = self.free.pop_front().expect("PORE: no free block (reserve exhausted)");
+            self.active = self
+                .free
+                .pop_front()
+                .expect("PORE: no free block (reserve exhausted)");
         }
         self.active
     }
@@ -164,7 +172,11 @@ impl Pore {
         // 2. Evict the OPEN bands: one RMW each, with all their cached sectors
         //    (a partly written active block may hold some too).
         let open = &self.open;
-        let groups = self.map.gather(hw, (0..blocks).filter(|&b| hw.flash.programmed_pages(b) > 0), |band| open[band as usize]);
+        let groups = self.map.gather(
+            hw,
+            (0..blocks).filter(|&b| hw.flash.programmed_pages(b) > 0),
+            |band| open[band as usize],
+        );
         let mut t = start_ns;
         for (band, pages) in groups.iter() {
             t = self.map.write_back(hw, t, band, pages);
@@ -230,7 +242,11 @@ impl Stl for Pore {
     fn mapping_memory_bytes(&self) -> u64 {
         // Sector table and counts, OPEN tags (1 B per band), the OPEN set, the
         // free list (room for every block id), the active block id.
-        self.map.memory_bytes() + self.open.len() as u64 + 4 * self.open_set.len() as u64 + 4 * self.blocks as u64 + 4
+        self.map.memory_bytes()
+            + self.open.len() as u64
+            + 4 * self.open_set.len() as u64
+            + 4 * self.blocks as u64
+            + 4
     }
 
     fn check_invariants(&self, hw: &Hardware) -> Result<(), String> {
@@ -238,7 +254,10 @@ impl Stl for Pore {
         let blocks = hw.flash.params.blocks;
         let ppb = hw.flash.params.pages_per_block;
         if (self.free.len() as u32) < RESERVE_BLOCKS {
-            return Err(format!("{} free blocks, below the reserve of {RESERVE_BLOCKS}", self.free.len()));
+            return Err(format!(
+                "{} free blocks, below the reserve of {RESERVE_BLOCKS}",
+                self.free.len()
+            ));
         }
         let mut is_free = vec![false; blocks as usize];
         for &b in &self.free {
@@ -254,11 +273,19 @@ impl Stl for Pore {
         }
         for b in 0..blocks {
             if !is_free[b as usize] && b != self.active && hw.flash.programmed_pages(b) != ppb {
-                return Err(format!("block {b} is neither free, active nor full ({} pages)", hw.flash.programmed_pages(b)));
+                return Err(format!(
+                    "block {b} is neither free, active nor full ({} pages)",
+                    hw.flash.programmed_pages(b)
+                ));
             }
         }
-        if self.open_set.len() as u32 != self.open_bands || !self.open_set.windows(2).all(|w| w[0] < w[1]) {
-            return Err(format!("OPEN set {:?} is not {} ascending bands", self.open_set, self.open_bands));
+        if self.open_set.len() as u32 != self.open_bands
+            || !self.open_set.windows(2).all(|w| w[0] < w[1])
+        {
+            return Err(format!(
+                "OPEN set {:?} is not {} ascending bands",
+                self.open_set, self.open_bands
+            ));
         }
         let tagged = self.open.iter().filter(|&&o| o).count();
         if tagged != self.open_set.len() || self.open_set.iter().any(|&b| !self.open[b as usize]) {
@@ -267,4 +294,3 @@ impl Stl for Pore {
         Ok(())
     }
 }
-

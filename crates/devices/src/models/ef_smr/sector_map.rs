@@ -32,7 +32,9 @@ pub struct BandGroups {
 impl BandGroups {
     /// (band, its valid pages), bands in ascending order.
     pub fn iter(&self) -> impl Iterator<Item = (u32, &[Ppn])> + '_ {
-        self.bands.iter().map(move |&(b, s, e)| (b, &self.pages[s..e]))
+        self.bands
+            .iter()
+            .map(move |&(b, s, e)| (b, &self.pages[s..e]))
     }
 }
 
@@ -108,7 +110,14 @@ impl SectorMap {
     /// Programs `sector` (with its bytes, if any) into the next page of `block`
     /// and maps it there. Returns when the program completes.
     #[inline]
-    pub fn program(&mut self, hw: &mut Hardware, ready_ns: Ns, block: u32, sector: u32, data: Option<&[u8]>) -> Ns {
+    pub fn program(
+        &mut self,
+        hw: &mut Hardware,
+        ready_ns: Ns,
+        block: u32,
+        sector: u32,
+        data: Option<&[u8]>,
+    ) -> Ns {
         self.payloads |= data.is_some();
         let (ppn, done) = hw.flash.program(ready_ns, block, sector, None, data);
         self.remap(sector, ppn);
@@ -117,7 +126,14 @@ impl SectorMap {
 
     /// Copies the valid page `ppn` into the next page of `block` (page read, then
     /// program) and remaps its sector. `buf` is a page-sized scratch buffer.
-    pub fn relocate(&mut self, hw: &mut Hardware, ready_ns: Ns, ppn: Ppn, block: u32, buf: &mut [u8]) -> Ns {
+    pub fn relocate(
+        &mut self,
+        hw: &mut Hardware,
+        ready_ns: Ns,
+        ppn: Ppn,
+        block: u32,
+        buf: &mut [u8],
+    ) -> Ns {
         debug_assert!(self.is_valid(hw, ppn), "relocating an invalid page");
         let sector = hw.flash.sector_tag(ppn);
         let read_done = hw.flash.read(ready_ns, ppn);
@@ -153,7 +169,12 @@ impl SectorMap {
     /// The valid pages of `blocks` whose band passes `keep`, grouped by band in
     /// ascending band order (each group in scan order). One pass over the blocks'
     /// programmed pages plus a counting sort over the bands: O(pages + bands).
-    pub fn gather(&self, hw: &Hardware, blocks: impl IntoIterator<Item = u32>, keep: impl Fn(u32) -> bool) -> BandGroups {
+    pub fn gather(
+        &self,
+        hw: &Hardware,
+        blocks: impl IntoIterator<Item = u32>,
+        keep: impl Fn(u32) -> bool,
+    ) -> BandGroups {
         let ppb = self.pages_per_block;
         let mut found: Vec<(u32, Ppn)> = Vec::new();
         for block in blocks {
@@ -174,8 +195,10 @@ impl SectorMap {
         for i in 1..start.len() {
             start[i] += start[i - 1];
         }
-        let bands: Vec<(u32, usize, usize)> =
-            (0..self.band_valid.len()).filter(|&b| start[b + 1] > start[b]).map(|b| (b as u32, start[b], start[b + 1])).collect();
+        let bands: Vec<(u32, usize, usize)> = (0..self.band_valid.len())
+            .filter(|&b| start[b + 1] > start[b])
+            .map(|b| (b as u32, start[b], start[b + 1]))
+            .collect();
         let mut pages = vec![NONE; found.len()];
         for &(band, ppn) in &found {
             pages[start[band as usize]] = ppn;
@@ -209,7 +232,10 @@ impl SectorMap {
             self.map[sector as usize] = NONE;
         }
         self.band_valid[band as usize] -= updates.len() as u32;
-        debug_assert_eq!(self.band_valid[band as usize], 0, "band {band} still has cached sectors after its write-back");
+        debug_assert_eq!(
+            self.band_valid[band as usize], 0,
+            "band {band} still has cached sectors after its write-back"
+        );
         done
     }
 
@@ -230,14 +256,18 @@ impl SectorMap {
             }
             mapped += 1;
             if ppn >= total {
-                return Err(format!("sector {s} maps to page {ppn} beyond the cache's {total}"));
+                return Err(format!(
+                    "sector {s} maps to page {ppn} beyond the cache's {total}"
+                ));
             }
             if ppn % ppb >= hw.flash.programmed_pages(ppn / ppb) {
                 return Err(format!("sector {s} maps to unprogrammed page {ppn}"));
             }
             let tag = hw.flash.sector_tag(ppn);
             if tag != s as u32 {
-                return Err(format!("sector {s} maps to page {ppn} whose OOB tag is {tag}"));
+                return Err(format!(
+                    "sector {s} maps to page {ppn} whose OOB tag is {tag}"
+                ));
             }
         }
         let mut band_count = vec![0u32; self.band_valid.len()];
@@ -262,11 +292,17 @@ impl SectorMap {
                 }
             }
             if valid != self.block_valid[block as usize] {
-                return Err(format!("block {block}: {valid} valid pages, count says {}", self.block_valid[block as usize]));
+                return Err(format!(
+                    "block {block}: {valid} valid pages, count says {}",
+                    self.block_valid[block as usize]
+                ));
             }
         }
         if let Some(b) = (0..band_count.len()).find(|&b| band_count[b] != self.band_valid[b]) {
-            return Err(format!("band {b}: {} cached sectors, count says {}", band_count[b], self.band_valid[b]));
+            return Err(format!(
+                "band {b}: {} cached sectors, count says {}",
+                band_count[b], self.band_valid[b]
+            ));
         }
         let counted: u64 = band_count.iter().map(|&c| c as u64).sum();
         if counted != mapped {

@@ -52,9 +52,17 @@ pub struct Skylight {
 impl Skylight {
     pub fn new(hw: &Hardware, pc_zones: u32) -> Self {
         let blocks = hw.flash.params.blocks;
-        assert!(pc_zones >= 1 && blocks.is_multiple_of(pc_zones), "{pc_zones} PC zones must divide {blocks} flash blocks");
+        assert!(
+            pc_zones >= 1 && blocks.is_multiple_of(pc_zones),
+            "{pc_zones} PC zones must divide {blocks} flash blocks"
+        );
         let blocks_per_zone = blocks / pc_zones;
-        Self { map: SectorMap::new(hw), zones: pc_zones, blocks_per_zone, cursor: (0..pc_zones).map(|z| z * blocks_per_zone).collect() }
+        Self {
+            map: SectorMap::new(hw),
+            zones: pc_zones,
+            blocks_per_zone,
+            cursor: (0..pc_zones).map(|z| z * blocks_per_zone).collect(),
+        }
     }
 
     /// PC zone of `band`.
@@ -124,18 +132,24 @@ impl Stl for Skylight {
             let blocks = self.zone_blocks(zone);
             let cursor = self.cursor[zone as usize];
             if !blocks.contains(&cursor) {
-                return Err(format!("zone {zone}: cursor {cursor} outside its blocks {blocks:?}"));
+                return Err(format!(
+                    "zone {zone}: cursor {cursor} outside its blocks {blocks:?}"
+                ));
             }
             for block in blocks.clone() {
                 let programmed = hw.flash.programmed_pages(block);
                 if block < cursor && programmed != ppb {
-                    return Err(format!("zone {zone}: block {block} before the cursor has {programmed}/{ppb} pages"));
+                    return Err(format!(
+                        "zone {zone}: block {block} before the cursor has {programmed}/{ppb} pages"
+                    ));
                 }
                 if block > cursor && programmed != 0 {
                     return Err(format!("zone {zone}: free block {block} after the cursor is not erased ({programmed} pages)"));
                 }
                 if block == cursor && programmed == ppb && block + 1 != blocks.end {
-                    return Err(format!("zone {zone}: cursor rests on full block {block} with free blocks after it"));
+                    return Err(format!(
+                        "zone {zone}: cursor rests on full block {block} with free blocks after it"
+                    ));
                 }
                 for ppn in block * ppb..block * ppb + programmed {
                     let tag = hw.flash.sector_tag(ppn);

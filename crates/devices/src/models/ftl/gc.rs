@@ -113,8 +113,17 @@ impl Collector {
 
     /// Flush: pads and programs a partial GC program unit so no copy is left only
     /// in DRAM; returns when that program completes (`ready_ns` if none).
-    pub fn flush(&mut self, map: &mut Mapping, flash: &mut FlashArray, ready_ns: Ns, p: &GcParams) -> GcOutcome {
-        let mut out = GcOutcome { done_ns: ready_ns, ..Default::default() };
+    pub fn flush(
+        &mut self,
+        map: &mut Mapping,
+        flash: &mut FlashArray,
+        ready_ns: Ns,
+        p: &GcParams,
+    ) -> GcOutcome {
+        let mut out = GcOutcome {
+            done_ns: ready_ns,
+            ..Default::default()
+        };
         if map.staged_units(GC) > 0 {
             self.staged_ready_ns = self.staged_ready_ns.max(ready_ns);
             self.program_staged(map, flash, p, &mut out);
@@ -138,7 +147,11 @@ impl Collector {
         if !self.active {
             return None;
         }
-        let mut out = GcOutcome { started, done_ns: ready_ns, ..Default::default() };
+        let mut out = GcOutcome {
+            started,
+            done_ns: ready_ns,
+            ..Default::default()
+        };
         if emergency {
             out.emergency = true;
             let whole_superblock = map.layout().units_per_superblock() as u64;
@@ -148,7 +161,15 @@ impl Collector {
                 }
             }
         } else {
-            self.step(map, flash, data, ready_ns, p.step_reclaim_units, p, &mut out);
+            self.step(
+                map,
+                flash,
+                data,
+                ready_ns,
+                p.step_reclaim_units,
+                p,
+                &mut out,
+            );
         }
         if self.victim == NONE && map.free_superblocks() >= p.target_free_superblocks {
             self.active = false;
@@ -187,7 +208,8 @@ impl Collector {
             }
             let victim = self.victim;
             let die = self.scanned_groups % layout.dies;
-            let g = layout.block_first_slot(victim, die) + (self.scanned_groups / layout.dies) * group;
+            let g =
+                layout.block_first_slot(victim, die) + (self.scanned_groups / layout.dies) * group;
             let valid = (g..g + group).filter(|&s| map.owner(s) != NONE).count() as u64;
             if valid > 0 {
                 let read_done = flash.read(ready_ns, die, valid * p.unit_bytes);
@@ -195,9 +217,12 @@ impl Collector {
                 self.pending_ready_ns = self.pending_ready_ns.max(read_done);
                 out.done_ns = out.done_ns.max(read_done);
                 out.read_bytes += valid * p.unit_bytes;
-                self.pending.extend((g..g + group).filter(|&s| map.owner(s) != NONE));
+                self.pending
+                    .extend((g..g + group).filter(|&s| map.owner(s) != NONE));
                 let room = layout.units_per_program_unit - map.staged_units(GC);
-                if self.pending.len() as u32 >= room && !self.place_pending(map, flash, data, p, out) {
+                if self.pending.len() as u32 >= room
+                    && !self.place_pending(map, flash, data, p, out)
+                {
                     return progressed;
                 }
             }
@@ -276,7 +301,13 @@ impl Collector {
     }
 
     /// Programs the GC stream's staged program unit (padded if partial).
-    fn program_staged(&mut self, map: &mut Mapping, flash: &mut FlashArray, p: &GcParams, out: &mut GcOutcome) {
+    fn program_staged(
+        &mut self,
+        map: &mut Mapping,
+        flash: &mut FlashArray,
+        p: &GcParams,
+        out: &mut GcOutcome,
+    ) {
         if let Some(unit) = map.take_staged(GC) {
             let done = flash.program(self.staged_ready_ns, unit.die, p.program_unit_bytes);
             out.programmed_bytes += p.program_unit_bytes;

@@ -155,7 +155,9 @@ impl Buckets {
     /// Removes and returns a superblock with the fewest valid slots, if that is
     /// below `below` (a fully valid superblock frees nothing).
     fn pop_min(&mut self, below: u32) -> Option<u32> {
-        while (self.min_hint as usize) < self.head.len() && self.head[self.min_hint as usize] == NONE {
+        while (self.min_hint as usize) < self.head.len()
+            && self.head[self.min_hint as usize] == NONE
+        {
             self.min_hint += 1;
         }
         let v = self.min_hint;
@@ -191,7 +193,13 @@ pub(crate) struct Mapping {
 impl Mapping {
     pub fn new(layout: Layout) -> Self {
         let sbs = layout.superblocks;
-        let stream = Stream { open: NONE, next_die: 0, staging: false, staging_first: 0, staging_filled: 0 };
+        let stream = Stream {
+            open: NONE,
+            next_die: 0,
+            staging: false,
+            staging_first: 0,
+            staging_filled: 0,
+        };
         Self {
             l2p: vec![NONE; layout.logical_units as usize],
             p2l: vec![NONE; layout.physical_units() as usize],
@@ -238,7 +246,9 @@ impl Mapping {
     /// the controller's DRAM).
     #[inline]
     pub fn is_staged(&self, slot: u32) -> bool {
-        self.streams.iter().any(|s| s.staging && slot >= s.staging_first && slot < s.staging_first + s.staging_filled)
+        self.streams.iter().any(|s| {
+            s.staging && slot >= s.staging_first && slot < s.staging_first + s.staging_filled
+        })
     }
 
     /// Superblocks per state: (free, open, closed, victim).
@@ -344,7 +354,9 @@ impl Mapping {
         let l = self.layout;
         let mut sb = self.streams[stream].open;
         if sb == NONE {
-            let Some(fresh) = self.free.pop() else { return false };
+            let Some(fresh) = self.free.pop() else {
+                return false;
+            };
             debug_assert_eq!(self.state[fresh as usize], SbState::Free);
             self.state[fresh as usize] = SbState::Open;
             self.valid[fresh as usize] = 0;
@@ -358,7 +370,11 @@ impl Mapping {
         let start = self.streams[stream].next_die;
         let mut best: Option<(u64, u32)> = None;
         for i in 0..l.dies {
-            let die = if start + i >= l.dies { start + i - l.dies } else { start + i };
+            let die = if start + i >= l.dies {
+                start + i - l.dies
+            } else {
+                start + i
+            };
             if self.write_pu[(first_block + die) as usize] == l.program_units_per_block() {
                 continue;
             }
@@ -406,7 +422,10 @@ impl Mapping {
         if !s.staging {
             return None;
         }
-        let unit = StagedUnit { die: l.die_of_slot(s.staging_first), filled_units: s.staging_filled };
+        let unit = StagedUnit {
+            die: l.die_of_slot(s.staging_first),
+            filled_units: s.staging_filled,
+        };
         s.staging = false;
         s.staging_filled = 0;
         let sb = s.open;
@@ -455,11 +474,17 @@ impl Mapping {
                 return Err(format!("L2P[{lpn}] = {slot} is beyond the physical space"));
             }
             if self.p2l[slot as usize] != lpn as u32 {
-                return Err(format!("L2P[{lpn}] = {slot} but P2L[{slot}] = {}", self.p2l[slot as usize]));
+                return Err(format!(
+                    "L2P[{lpn}] = {slot} but P2L[{slot}] = {}",
+                    self.p2l[slot as usize]
+                ));
             }
         }
         if mapped != self.mapped_units {
-            return Err(format!("{mapped} mapped units but the counter says {}", self.mapped_units));
+            return Err(format!(
+                "{mapped} mapped units but the counter says {}",
+                self.mapped_units
+            ));
         }
         let mut counted = vec![0u32; l.superblocks as usize];
         for (slot, &lpn) in self.p2l.iter().enumerate() {
@@ -467,60 +492,97 @@ impl Mapping {
                 continue;
             }
             if self.l2p[lpn as usize] != slot as u32 {
-                return Err(format!("P2L[{slot}] = {lpn} but L2P[{lpn}] = {}", self.l2p[lpn as usize]));
+                return Err(format!(
+                    "P2L[{slot}] = {lpn} but L2P[{lpn}] = {}",
+                    self.l2p[lpn as usize]
+                ));
             }
             let block = slot as u32 / l.units_per_block;
-            if slot as u32 % l.units_per_block >= self.write_pu[block as usize] * l.units_per_program_unit {
-                return Err(format!("slot {slot} is valid beyond its block's write pointer"));
+            if slot as u32 % l.units_per_block
+                >= self.write_pu[block as usize] * l.units_per_program_unit
+            {
+                return Err(format!(
+                    "slot {slot} is valid beyond its block's write pointer"
+                ));
             }
             counted[l.superblock_of_slot(slot as u32) as usize] += 1;
         }
         #[allow(clippy::needless_range_loop)]
         for sb in 0..l.superblocks as usize {
             if counted[sb] != self.valid[sb] {
-                return Err(format!("superblock {sb}: valid count {} but {} P2L entries point into it", self.valid[sb], counted[sb]));
+                return Err(format!(
+                    "superblock {sb}: valid count {} but {} P2L entries point into it",
+                    self.valid[sb], counted[sb]
+                ));
             }
             if self.state[sb] == SbState::Free && self.valid[sb] != 0 {
-                return Err(format!("free superblock {sb} has {} valid slots", self.valid[sb]));
+                return Err(format!(
+                    "free superblock {sb} has {} valid slots",
+                    self.valid[sb]
+                ));
             }
-            let pus: u32 = self.write_pu[sb * l.dies as usize..(sb + 1) * l.dies as usize].iter().sum();
+            let pus: u32 = self.write_pu[sb * l.dies as usize..(sb + 1) * l.dies as usize]
+                .iter()
+                .sum();
             if self.state[sb] != SbState::Free && pus != self.assigned_pus[sb] {
-                return Err(format!("superblock {sb}: {pus} program units in its blocks, {} assigned", self.assigned_pus[sb]));
+                return Err(format!(
+                    "superblock {sb}: {pus} program units in its blocks, {} assigned",
+                    self.assigned_pus[sb]
+                ));
             }
         }
         let (free, open, closed, victim) = self.superblock_counts();
         if free + open + closed + victim != l.superblocks {
-            return Err(format!("free {free} + open {open} + closed {closed} + victim {victim} != {}", l.superblocks));
+            return Err(format!(
+                "free {free} + open {open} + closed {closed} + victim {victim} != {}",
+                l.superblocks
+            ));
         }
         if victim > 1 {
             return Err(format!("{victim} superblocks are GC victims at once"));
         }
-        if free as usize != self.free.len() || self.free.iter().any(|&sb| self.state[sb as usize] != SbState::Free) {
-            return Err(format!("the free stack ({}) disagrees with the states ({free} free)", self.free.len()));
+        if free as usize != self.free.len()
+            || self
+                .free
+                .iter()
+                .any(|&sb| self.state[sb as usize] != SbState::Free)
+        {
+            return Err(format!(
+                "the free stack ({}) disagrees with the states ({free} free)",
+                self.free.len()
+            ));
         }
         let opened = self.streams.iter().filter(|s| s.open != NONE).count() as u32;
         if opened != open {
-            return Err(format!("{open} open superblocks but the streams hold {opened}"));
+            return Err(format!(
+                "{open} open superblocks but the streams hold {opened}"
+            ));
         }
         let mut in_buckets = 0;
         for (v, &h) in self.buckets.head.iter().enumerate() {
             let mut sb = h;
             while sb != NONE {
-                if self.state[sb as usize] != SbState::Closed || self.valid[sb as usize] != v as u32 {
+                if self.state[sb as usize] != SbState::Closed || self.valid[sb as usize] != v as u32
+                {
                     return Err(format!(
                         "bucket {v} holds superblock {sb} ({:?}, {} valid)",
                         self.state[sb as usize], self.valid[sb as usize]
                     ));
                 }
                 if (v as u32) < self.buckets.min_hint {
-                    return Err(format!("bucket {v} is below the minimum hint {}", self.buckets.min_hint));
+                    return Err(format!(
+                        "bucket {v} is below the minimum hint {}",
+                        self.buckets.min_hint
+                    ));
                 }
                 in_buckets += 1;
                 sb = self.buckets.next[sb as usize];
             }
         }
         if in_buckets != closed {
-            return Err(format!("{closed} closed superblocks but {in_buckets} in buckets"));
+            return Err(format!(
+                "{closed} closed superblocks but {in_buckets} in buckets"
+            ));
         }
         Ok(())
     }
@@ -531,7 +593,14 @@ mod tests {
     use super::*;
 
     fn layout() -> Layout {
-        Layout { dies: 2, superblocks: 4, units_per_block: 8, units_per_program_unit: 4, units_per_read_group: 2, logical_units: 32 }
+        Layout {
+            dies: 2,
+            superblocks: 4,
+            units_per_block: 8,
+            units_per_program_unit: 4,
+            units_per_read_group: 2,
+            logical_units: 32,
+        }
     }
 
     #[test]

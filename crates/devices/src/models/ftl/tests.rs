@@ -127,7 +127,10 @@ reclaim_ratio = 2.0
 }
 
 fn build_text(text: String) -> Result<FtlSsd, ProfileError> {
-    FtlSsd::from_profile(&ProfileSource { source_name: "tiny".into(), text })
+    FtlSsd::from_profile(&ProfileSource {
+        source_name: "tiny".into(),
+        text,
+    })
 }
 
 fn build(t: &Tiny) -> FtlSsd {
@@ -136,7 +139,9 @@ fn build(t: &Tiny) -> FtlSsd {
 
 /// Submits at QD1 from `*now`; advances `*now` to the completion; returns latency.
 fn run(dev: &mut FtlSsd, now: &mut Ns, cmd: Command) -> Ns {
-    let c = dev.submit(*now, &cmd, Payload::SizeOnly).expect("valid command");
+    let c = dev
+        .submit(*now, &cmd, Payload::SizeOnly)
+        .expect("valid command");
     let latency = c.done_ns - *now;
     *now = c.done_ns;
     latency
@@ -186,9 +191,19 @@ fn invariants_hold_after_a_random_workload_with_gc() {
     let st = dev.stats(now);
     assert!(st.gc_runs > 0, "GC never ran: {st:?}");
     assert!(st.gc_copied_bytes > 0 && st.erases > 0);
-    assert!(st.write_amplification >= 1.0, "WAF {}", st.write_amplification);
+    assert!(
+        st.write_amplification >= 1.0,
+        "WAF {}",
+        st.write_amplification
+    );
     let c = &st.counters;
-    assert_eq!(c["free_superblocks"] + c["open_superblocks"] + c["closed_superblocks"] + c["victim_superblocks"], c["superblocks"]);
+    assert_eq!(
+        c["free_superblocks"]
+            + c["open_superblocks"]
+            + c["closed_superblocks"]
+            + c["victim_superblocks"],
+        c["superblocks"]
+    );
     assert_eq!(c["gc_stuck"], 0);
     assert!(st.utilisation["die"] > 0.0 && st.utilisation["die"] <= 1.0);
 }
@@ -211,7 +226,8 @@ fn sustained_random_writes_amplify_and_raise_tail_latency() {
     let before = aged.stats(now);
     let aged_h = random_writes(&mut aged, &mut now, measured, "ftl.aged");
     let after = aged.stats(now);
-    let waf = (after.media_write_bytes - before.media_write_bytes) as f64 / (after.host_write_bytes - before.host_write_bytes) as f64;
+    let waf = (after.media_write_bytes - before.media_write_bytes) as f64
+        / (after.host_write_bytes - before.host_write_bytes) as f64;
     let (p99_fresh, p99_aged) = (fresh_h.quantile_ns(0.99), aged_h.quantile_ns(0.99));
     println!(
         "sustained 4 KiB random writes: WAF {waf:.3} (measured window), gc runs {}, p99 fresh {p99_fresh} ns, p99 aged {p99_aged} ns, mean fresh {:.0} ns, mean aged {:.0} ns",
@@ -221,7 +237,10 @@ fn sustained_random_writes_amplify_and_raise_tail_latency() {
     );
     assert!(waf > 1.0, "WAF {waf}");
     assert!(after.gc_runs > before.gc_runs);
-    assert!(p99_aged > p99_fresh, "p99 aged {p99_aged} <= fresh {p99_fresh}");
+    assert!(
+        p99_aged > p99_fresh,
+        "p99 aged {p99_aged} <= fresh {p99_fresh}"
+    );
     aged.check_invariants().unwrap();
 }
 
@@ -242,13 +261,36 @@ fn unmapped_and_buffered_reads_skip_the_flash() {
     let mut dev = build(&SMALL);
     let mut now = 0;
     let mut out = vec![0xAAu8; 2 * UNIT];
-    let c = dev.submit(0, &Command::Read { lba: 5, blocks: 2 }, Payload::Read(&mut out)).unwrap();
+    let c = dev
+        .submit(
+            0,
+            &Command::Read { lba: 5, blocks: 2 },
+            Payload::Read(&mut out),
+        )
+        .unwrap();
     assert!(out.iter().all(|&b| b == 0));
-    assert!(c.done_ns < 50_000, "unmapped read took {} ns (no tR expected)", c.done_ns);
+    assert!(
+        c.done_ns < 50_000,
+        "unmapped read took {} ns (no tR expected)",
+        c.done_ns
+    );
     let data = vec![7u8; UNIT];
-    now = dev.submit(now, &Command::Write { lba: 9, blocks: 1 }, Payload::Write(&data)).unwrap().done_ns;
+    now = dev
+        .submit(
+            now,
+            &Command::Write { lba: 9, blocks: 1 },
+            Payload::Write(&data),
+        )
+        .unwrap()
+        .done_ns;
     let mut one = vec![0u8; UNIT];
-    let c = dev.submit(now, &Command::Read { lba: 9, blocks: 1 }, Payload::Read(&mut one)).unwrap();
+    let c = dev
+        .submit(
+            now,
+            &Command::Read { lba: 9, blocks: 1 },
+            Payload::Read(&mut one),
+        )
+        .unwrap();
     assert_eq!(one, data);
     assert!(c.done_ns - now < 50_000, "buffered read went to flash");
     let st = dev.stats(c.done_ns);
@@ -260,16 +302,28 @@ fn unmapped_and_buffered_reads_skip_the_flash() {
 #[test]
 fn flush_pads_and_waits_for_the_program() {
     let mut dev = build(&SMALL);
-    let w = dev.submit(0, &Command::Write { lba: 0, blocks: 1 }, Payload::SizeOnly).unwrap();
-    assert!(w.done_ns < 1_000_000, "a buffered write is acknowledged before tPROG");
-    let f = dev.submit(w.done_ns, &Command::Flush, Payload::SizeOnly).unwrap();
-    assert!(f.done_ns >= w.done_ns + 1_000_000, "flush completes after tPROG");
+    let w = dev
+        .submit(0, &Command::Write { lba: 0, blocks: 1 }, Payload::SizeOnly)
+        .unwrap();
+    assert!(
+        w.done_ns < 1_000_000,
+        "a buffered write is acknowledged before tPROG"
+    );
+    let f = dev
+        .submit(w.done_ns, &Command::Flush, Payload::SizeOnly)
+        .unwrap();
+    assert!(
+        f.done_ns >= w.done_ns + 1_000_000,
+        "flush completes after tPROG"
+    );
     let st = dev.stats(f.done_ns);
     // One program unit of 12 units: 11 of padding.
     assert_eq!(st.media_write_bytes, 12 * UNIT as u64);
     assert_eq!(st.counters["flush_padding_bytes"], 11 * UNIT as u64);
     // A flush with nothing buffered costs one command.
-    let g = dev.submit(f.done_ns, &Command::Flush, Payload::SizeOnly).unwrap();
+    let g = dev
+        .submit(f.done_ns, &Command::Flush, Payload::SizeOnly)
+        .unwrap();
     assert!(g.done_ns - f.done_ns < 10_000);
     dev.check_invariants().unwrap();
 }
@@ -284,7 +338,10 @@ fn units_of_one_flash_page_share_one_read() {
     // A 16 KiB page holds 4 units: 4 units take one tR, 8 units two (same die).
     let four = run(&mut dev, &mut now, Command::Read { lba: 0, blocks: 4 });
     let eight = run(&mut dev, &mut now, Command::Read { lba: 0, blocks: 8 });
-    assert!((50_000..100_000).contains(&four), "4-unit read took {four} ns");
+    assert!(
+        (50_000..100_000).contains(&four),
+        "4-unit read took {four} ns"
+    );
     assert!(eight >= 100_000, "8-unit read took {eight} ns");
 }
 
@@ -296,22 +353,70 @@ fn interface_errors_are_typed_and_change_nothing() {
     assert!(dev.info().zoned.is_none());
     let before = dev.stats(1);
     let unsupported = |r: Result<_, DeviceError>| matches!(r, Err(DeviceError::Unsupported { .. }));
-    assert!(unsupported(dev.submit(0, &Command::Append { zone_lba: 0, blocks: 1 }, Payload::SizeOnly)));
-    assert!(unsupported(dev.submit(0, &Command::Zone { action: ZoneAction::Reset, zone_lba: 0 }, Payload::SizeOnly)));
-    assert!(matches!(dev.report_zones(0, 1), Err(DeviceError::Unsupported { .. })));
+    assert!(unsupported(dev.submit(
+        0,
+        &Command::Append {
+            zone_lba: 0,
+            blocks: 1
+        },
+        Payload::SizeOnly
+    )));
+    assert!(unsupported(dev.submit(
+        0,
+        &Command::Zone {
+            action: ZoneAction::Reset,
+            zone_lba: 0
+        },
+        Payload::SizeOnly
+    )));
     assert!(matches!(
-        dev.submit(0, &Command::Write { lba: cap - 1, blocks: 2 }, Payload::SizeOnly),
-        Err(DeviceError::OutOfRange { command: "write", .. })
+        dev.report_zones(0, 1),
+        Err(DeviceError::Unsupported { .. })
     ));
     assert!(matches!(
-        dev.submit(0, &Command::Read { lba: u64::MAX, blocks: 2 }, Payload::SizeOnly),
-        Err(DeviceError::OutOfRange { command: "read", .. })
+        dev.submit(
+            0,
+            &Command::Write {
+                lba: cap - 1,
+                blocks: 2
+            },
+            Payload::SizeOnly
+        ),
+        Err(DeviceError::OutOfRange {
+            command: "write",
+            ..
+        })
     ));
-    assert!(matches!(dev.submit(0, &Command::Trim { lba: 3, blocks: 0 }, Payload::SizeOnly), Err(DeviceError::ZeroLength { .. })));
+    assert!(matches!(
+        dev.submit(
+            0,
+            &Command::Read {
+                lba: u64::MAX,
+                blocks: 2
+            },
+            Payload::SizeOnly
+        ),
+        Err(DeviceError::OutOfRange {
+            command: "read",
+            ..
+        })
+    ));
+    assert!(matches!(
+        dev.submit(0, &Command::Trim { lba: 3, blocks: 0 }, Payload::SizeOnly),
+        Err(DeviceError::ZeroLength { .. })
+    ));
     let short = vec![0u8; UNIT - 1];
     assert!(matches!(
-        dev.submit(0, &Command::Write { lba: 0, blocks: 1 }, Payload::Write(&short)),
-        Err(DeviceError::PayloadSize { expected_bytes: 4096, got_bytes: 4095, .. })
+        dev.submit(
+            0,
+            &Command::Write { lba: 0, blocks: 1 },
+            Payload::Write(&short)
+        ),
+        Err(DeviceError::PayloadSize {
+            expected_bytes: 4096,
+            got_bytes: 4095,
+            ..
+        })
     ));
     assert_eq!(dev.stats(1), before);
     dev.check_invariants().unwrap();
@@ -320,27 +425,75 @@ fn interface_errors_are_typed_and_change_nothing() {
 #[test]
 fn profile_errors_name_the_field() {
     let cases: &[(&str, &str, &str)] = &[
-        ("block_bytes = 4096", "block_bytes = 512", "capacity.block_bytes"),
-        ("over_provisioning_percent = 28.0", "over_provisioning_percent = 3.0", "capacity.over_provisioning_percent"),
-        ("over_provisioning_percent = 28.0", "over_provisioning_percent = 150.0", "capacity.over_provisioning_percent"),
-        ("capacity_mib = 32", "capacity_mib = 0", "capacity.capacity_mib"),
-        ("pages_per_block = 12", "pages_per_block = 13", "flash.pages_per_block"),
+        (
+            "block_bytes = 4096",
+            "block_bytes = 512",
+            "capacity.block_bytes",
+        ),
+        (
+            "over_provisioning_percent = 28.0",
+            "over_provisioning_percent = 3.0",
+            "capacity.over_provisioning_percent",
+        ),
+        (
+            "over_provisioning_percent = 28.0",
+            "over_provisioning_percent = 150.0",
+            "capacity.over_provisioning_percent",
+        ),
+        (
+            "capacity_mib = 32",
+            "capacity_mib = 0",
+            "capacity.capacity_mib",
+        ),
+        (
+            "pages_per_block = 12",
+            "pages_per_block = 13",
+            "flash.pages_per_block",
+        ),
         ("page_kib = 16", "page_kib = 12", "flash.page_kib"),
         ("read_us = 50.0", "read_us = 0.0", "flash.read_us"),
         ("read_us = 50.0", "read_us = nan", "flash.read_us"),
-        ("over_provisioning_percent = 28.0", "over_provisioning_percent = nan", "capacity.over_provisioning_percent"),
-        ("write_buffer_mib = 1", "write_buffer_mib = 99999999999999", "controller.write_buffer_mib"),
-        ("pages_per_block = 12", "pages_per_block = 99999", "flash.pages_per_block"),
-        ("write_buffer_mib = 1", "write_buffer_mib = 0", "controller.write_buffer_mib"),
-        ("trigger_free_superblocks = 2", "trigger_free_superblocks = 1", "ftl.trigger_free_superblocks"),
-        ("reclaim_ratio = 2.0", "reclaim_ratio = 0.5", "ftl.reclaim_ratio"),
+        (
+            "over_provisioning_percent = 28.0",
+            "over_provisioning_percent = nan",
+            "capacity.over_provisioning_percent",
+        ),
+        (
+            "write_buffer_mib = 1",
+            "write_buffer_mib = 99999999999999",
+            "controller.write_buffer_mib",
+        ),
+        (
+            "pages_per_block = 12",
+            "pages_per_block = 99999",
+            "flash.pages_per_block",
+        ),
+        (
+            "write_buffer_mib = 1",
+            "write_buffer_mib = 0",
+            "controller.write_buffer_mib",
+        ),
+        (
+            "trigger_free_superblocks = 2",
+            "trigger_free_superblocks = 1",
+            "ftl.trigger_free_superblocks",
+        ),
+        (
+            "reclaim_ratio = 2.0",
+            "reclaim_ratio = 0.5",
+            "ftl.reclaim_ratio",
+        ),
     ];
     for (from, to, field) in cases {
         let t = text(&SMALL);
         assert!(t.contains(from), "{from}");
-        let err = build_text(t.replace(from, to)).err().unwrap_or_else(|| panic!("{to} was accepted"));
+        let err = build_text(t.replace(from, to))
+            .err()
+            .unwrap_or_else(|| panic!("{to} was accepted"));
         match &err {
-            ProfileError::OutOfRange { field: f, profile, .. } => {
+            ProfileError::OutOfRange {
+                field: f, profile, ..
+            } => {
                 assert_eq!(f, field);
                 assert_eq!(profile, "tiny");
             }
@@ -348,20 +501,40 @@ fn profile_errors_name_the_field() {
         }
         assert!(err.to_string().contains(field), "{err}");
     }
-    let unknown = build_text(text(&SMALL).replace("[ftl]", "[ftl]\nfoo = 1")).err().unwrap();
+    let unknown = build_text(text(&SMALL).replace("[ftl]", "[ftl]\nfoo = 1"))
+        .err()
+        .unwrap();
     assert!(matches!(unknown, ProfileError::Parse { .. }), "{unknown}");
-    let policy = build_text(text(&SMALL).replace("\"least-busy\"", "\"random\"")).err().unwrap();
-    assert!(matches!(policy, ProfileError::Parse { .. }) && policy.to_string().contains("random"), "{policy}");
+    let policy = build_text(text(&SMALL).replace("\"least-busy\"", "\"random\""))
+        .err()
+        .unwrap();
+    assert!(
+        matches!(policy, ProfileError::Parse { .. }) && policy.to_string().contains("random"),
+        "{policy}"
+    );
 }
 
 #[test]
 fn builtin_profile_opens() {
     let mut dev = crate::profile::open_device("ssd-conventional").unwrap();
-    let w = dev.submit(0, &Command::Write { lba: 77, blocks: 1 }, Payload::SizeOnly).unwrap();
-    let f = dev.submit(w.done_ns, &Command::Flush, Payload::SizeOnly).unwrap();
-    let r = dev.submit(f.done_ns, &Command::Read { lba: 77, blocks: 1 }, Payload::SizeOnly).unwrap();
+    let w = dev
+        .submit(0, &Command::Write { lba: 77, blocks: 1 }, Payload::SizeOnly)
+        .unwrap();
+    let f = dev
+        .submit(w.done_ns, &Command::Flush, Payload::SizeOnly)
+        .unwrap();
+    let r = dev
+        .submit(
+            f.done_ns,
+            &Command::Read { lba: 77, blocks: 1 },
+            Payload::SizeOnly,
+        )
+        .unwrap();
     let read_ns = r.done_ns - f.done_ns;
-    assert!((60_000..90_000).contains(&read_ns), "QD1 4 KiB read took {read_ns} ns");
+    assert!(
+        (60_000..90_000).contains(&read_ns),
+        "QD1 4 KiB read took {read_ns} ns"
+    );
     let info = dev.info();
     assert_eq!(info.model, "ftl-ssd");
     assert_eq!(info.block_bytes, 4096);
@@ -369,7 +542,10 @@ fn builtin_profile_opens() {
     let st = dev.stats(0);
     // 7% OP, rounded up to whole blocks on each die.
     let physical = st.counters["physical_bytes"] as f64;
-    assert!(physical >= 1.07 * info.capacity_bytes() as f64 && physical < 1.08 * info.capacity_bytes() as f64);
+    assert!(
+        physical >= 1.07 * info.capacity_bytes() as f64
+            && physical < 1.08 * info.capacity_bytes() as f64
+    );
 }
 
 /// A 4 KiB block whose contents identify (lba, version).
@@ -400,15 +576,35 @@ fn op_strategy(cap: u64) -> impl Strategy<Value = Op> {
     })
 }
 
-fn check_read(dev: &mut FtlSsd, now: &mut Ns, model: &BTreeMap<u64, u64>, lba: u64, blocks: u32) -> Result<(), TestCaseError> {
+fn check_read(
+    dev: &mut FtlSsd,
+    now: &mut Ns,
+    model: &BTreeMap<u64, u64>,
+    lba: u64,
+    blocks: u32,
+) -> Result<(), TestCaseError> {
     let mut out = vec![0x55u8; blocks as usize * UNIT];
-    let c = dev.submit(*now, &Command::Read { lba, blocks }, Payload::Read(&mut out)).unwrap();
+    let c = dev
+        .submit(
+            *now,
+            &Command::Read { lba, blocks },
+            Payload::Read(&mut out),
+        )
+        .unwrap();
     *now = c.done_ns;
     for i in 0..blocks as u64 {
         let got = &out[i as usize * UNIT..(i as usize + 1) * UNIT];
         match model.get(&(lba + i)) {
-            Some(&v) => prop_assert!(got == block_for(lba + i, v).as_slice(), "LBA {} (version {v}) reads wrong data", lba + i),
-            None => prop_assert!(got.iter().all(|&b| b == 0), "LBA {} should read as zeros", lba + i),
+            Some(&v) => prop_assert!(
+                got == block_for(lba + i, v).as_slice(),
+                "LBA {} (version {v}) reads wrong data",
+                lba + i
+            ),
+            None => prop_assert!(
+                got.iter().all(|&b| b == 0),
+                "LBA {} should read as zeros",
+                lba + i
+            ),
         }
     }
     Ok(())

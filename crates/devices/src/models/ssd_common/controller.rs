@@ -32,12 +32,37 @@ impl ControllerSection {
             v.check(field, value, !value.is_nan(), "a number")?;
         }
         v.range("controller.cores", self.cores, 1, 64)?;
-        v.range("controller.read_command_us", self.read_command_us, 0.0, 10_000.0)?;
-        v.range("controller.write_command_us", self.write_command_us, 0.0, 10_000.0)?;
-        v.range("controller.read_per_4kib_us", self.read_per_4kib_us, 0.0, 1_000.0)?;
-        v.range("controller.write_per_4kib_us", self.write_per_4kib_us, 0.0, 1_000.0)?;
+        v.range(
+            "controller.read_command_us",
+            self.read_command_us,
+            0.0,
+            10_000.0,
+        )?;
+        v.range(
+            "controller.write_command_us",
+            self.write_command_us,
+            0.0,
+            10_000.0,
+        )?;
+        v.range(
+            "controller.read_per_4kib_us",
+            self.read_per_4kib_us,
+            0.0,
+            1_000.0,
+        )?;
+        v.range(
+            "controller.write_per_4kib_us",
+            self.write_per_4kib_us,
+            0.0,
+            1_000.0,
+        )?;
         v.range("controller.pcie_mb_s", self.pcie_mb_s, 1.0, 1_000_000.0)?;
-        v.range("controller.write_buffer_mib", self.write_buffer_mib, 1, 1 << 16)?;
+        v.range(
+            "controller.write_buffer_mib",
+            self.write_buffer_mib,
+            1,
+            1 << 16,
+        )?;
         Ok(())
     }
 }

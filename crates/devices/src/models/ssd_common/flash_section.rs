@@ -35,13 +35,23 @@ impl FlashSection {
         v.range("flash.channels", self.channels, 1, 64)?;
         v.range("flash.dies_per_channel", self.dies_per_channel, 1, 64)?;
         v.range("flash.planes_per_die", self.planes_per_die, 1, 16)?;
-        v.check("flash.page_kib", self.page_kib, self.page_kib.is_power_of_two() && (4..=64).contains(&self.page_kib), "a power of two in 4..=64")?;
+        v.check(
+            "flash.page_kib",
+            self.page_kib,
+            self.page_kib.is_power_of_two() && (4..=64).contains(&self.page_kib),
+            "a power of two in 4..=64",
+        )?;
         let bits = self.cell_type.bits_per_cell();
         v.check(
             "flash.pages_per_block",
             self.pages_per_block,
-            self.pages_per_block >= bits && self.pages_per_block.is_multiple_of(bits) && self.pages_per_block <= 1 << 16,
-            &format!("a multiple of {bits} (pages per one-shot program of {:?} cells) in {bits}..=65536", self.cell_type),
+            self.pages_per_block >= bits
+                && self.pages_per_block.is_multiple_of(bits)
+                && self.pages_per_block <= 1 << 16,
+            &format!(
+                "a multiple of {bits} (pages per one-shot program of {:?} cells) in {bits}..=65536",
+                self.cell_type
+            ),
         )?;
         v.range("flash.read_us", self.read_us, 0.1, 10_000.0)?;
         v.range("flash.program_us", self.program_us, 1.0, 100_000.0)?;

@@ -16,9 +16,19 @@ use zonelab_engine::Ns;
 use zonelab_media::flash::FlashArray;
 
 /// Fills the utilisation of channels, dies and controller cores.
-pub fn add_utilisation(st: &mut DeviceStats, flash: &FlashArray, controller: &Controller, elapsed_ns: Ns) {
+pub fn add_utilisation(
+    st: &mut DeviceStats,
+    flash: &FlashArray,
+    controller: &Controller,
+    elapsed_ns: Ns,
+) {
     let u = flash.utilisation(elapsed_ns);
-    st.utilisation.insert("channel".into(), round6(u.channel_busy_fraction));
-    st.utilisation.insert("die".into(), round6(u.die_busy_fraction));
-    st.utilisation.insert("controller".into(), round6(controller.core_utilisation(elapsed_ns)));
+    st.utilisation
+        .insert("channel".into(), round6(u.channel_busy_fraction));
+    st.utilisation
+        .insert("die".into(), round6(u.die_busy_fraction));
+    st.utilisation.insert(
+        "controller".into(),
+        round6(controller.core_utilisation(elapsed_ns)),
+    );
 }

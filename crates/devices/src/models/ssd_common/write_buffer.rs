@@ -20,7 +20,11 @@ pub struct WriteBuffer {
 
 impl WriteBuffer {
     pub fn new(capacity_bytes: u64) -> Self {
-        Self { capacity_bytes, held_bytes: 0, releases: BinaryHeap::new() }
+        Self {
+            capacity_bytes,
+            held_bytes: 0,
+            releases: BinaryHeap::new(),
+        }
     }
 
     /// Earliest time ≥ `now_ns` at which `bytes` fit; the space is then taken. A
