@@ -4,4 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/ensure-toolchain.sh
+# Formatting is part of the tests where rustfmt is installed (rustup's toolchain has it).
+if cargo fmt --version >/dev/null 2>&1; then
+  cargo fmt --all -- --check
+fi
 cargo test --workspace --locked "$@"
