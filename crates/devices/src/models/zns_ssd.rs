@@ -263,20 +263,26 @@ impl ZnsSsd {
     /// Programs every complete stripe row of `zone` below `written_blocks`.
     fn program_full_units(&mut self, zone: u32, written_blocks: u64, ready_ns: Ns) {
         let row = self.row_blocks();
+        let row_bytes = row * self.info.block_bytes as u64;
         while self.programmed_blocks[zone as usize] + row <= written_blocks {
-            self.program_row(zone, self.stripe_dies, ready_ns);
+            self.program_row(zone, self.stripe_dies, ready_ns, row_bytes);
         }
     }
 
     /// Programs the next stripe row of `zone` on its first `dies` dies (all of them
-    /// for a full row; fewer when finishing pads a partial row).
-    fn program_row(&mut self, zone: u32, dies: u32, ready_ns: Ns) {
+    /// for a full row; fewer when finishing pads a partial row). `data_bytes` of
+    /// host data in the row leave the write buffer as their dies finish (padding
+    /// was never buffered).
+    fn program_row(&mut self, zone: u32, dies: u32, ready_ns: Ns, data_bytes: u64) {
         let bytes = self.program_unit_blocks * self.info.block_bytes as u64;
         let first_page = self.programmed_blocks[zone as usize] / self.page_blocks;
+        let mut unreleased = data_bytes;
         for i in 0..dies as u64 {
             let die = self.die_of_page(zone, first_page + i);
             let done = self.flash.program(ready_ns, die, bytes);
-            self.write_buffer.release_at(done, bytes);
+            let released = unreleased.min(bytes);
+            unreleased -= released;
+            self.write_buffer.release_at(done, released);
             self.stats.media_write_bytes += bytes;
         }
         self.programmed_blocks[zone as usize] += self.row_blocks();
@@ -307,7 +313,8 @@ impl ZnsSsd {
                         let dies = partial
                             .div_ceil(self.page_blocks)
                             .min(self.stripe_dies as u64) as u32;
-                        self.program_row(zone, dies, done);
+                        let data_bytes = partial * self.info.block_bytes as u64;
+                        self.program_row(zone, dies, done, data_bytes);
                     }
                     self.programmed_blocks[zone as usize] =
                         self.zones.layout().zone_capacity_blocks;
@@ -319,6 +326,10 @@ impl ZnsSsd {
                 let zone = self.zones.zone_of(zone_lba);
                 let programmed = self.programmed_blocks[zone as usize];
                 self.programmed_blocks[zone as usize] = 0;
+                // Data still buffered for a partial row is dropped with the zone.
+                let buffered = written.saturating_sub(programmed);
+                self.write_buffer
+                    .release_at(done, buffered * self.info.block_bytes as u64);
                 if programmed > 0 {
                     // Erase in the background: each die of the stripe erases the
                     // blocks it holds for this zone.
