@@ -619,3 +619,77 @@ fn profile_hdd_reports_the_staircase_and_rejects_bad_input() {
         &["size"],
     );
 }
+
+/// `reproduce hhzs-motivation` at a small scale: deterministic, and the directions
+/// of the paper's observations O1-O4 hold.
+#[test]
+fn reproduce_hhzs_motivation_small_scale_directions() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
+    for d in [&d1, &d2] {
+        let o = zonelab(&[
+            "reproduce",
+            "hhzs-motivation",
+            "--scale",
+            "0.002",
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let r1 = std::fs::read(d1.join("results.json")).unwrap();
+    assert_eq!(r1, std::fs::read(d2.join("results.json")).unwrap());
+    let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
+    let claim = |id: &str| -> f64 {
+        v["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()["measured"]
+            .as_f64()
+            .unwrap()
+    };
+    let series = |fig: &str, name: &str| -> Vec<f64> {
+        let f = v["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == fig)
+            .unwrap();
+        let s = f["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap();
+        s["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p[1].as_f64().unwrap())
+            .collect()
+    };
+    // O1: under an unthrottled load, L0 and L1 grow several times past their targets.
+    assert!(claim("o1.l0_max_over_target") > 2.0);
+    assert!(claim("o1.l1_max_over_target") > 2.0);
+    // O2: B1 keeps L1 off the SSD, B2 puts it there; B3 loads faster than B4.
+    let b1 = series("fig2b_ssd_write_share", "B1");
+    let b2 = series("fig2b_ssd_write_share", "B2");
+    assert_eq!(b1[2], 0.0);
+    assert!(b2[2] > 50.0, "{b2:?}");
+    assert!(claim("o2.b3_over_b4_load") > 1.0);
+    // O3: throttled to 6,000 ops/s, no scheme exceeds it and L0 still overshoots.
+    for t in series("fig2f_load_throughput_throttled", "load") {
+        assert!(t <= 6.0 * 1.001, "{t}");
+    }
+    assert!(claim("o3.l0_max_over_target") > 1.0);
+    // O4: most reads reach the HDD at alpha 0.9, fewer at 1.2 (the cache absorbs more).
+    let (a09, a12) = (
+        claim("o4.hdd_read_share_a090"),
+        claim("o4.hdd_read_share_a120"),
+    );
+    assert!(a09 > 50.0, "{a09}");
+    assert!(a12 < a09, "{a12} vs {a09}");
+    assert!(d1.join("fig2a_level_sizes_b4.csv").exists());
+}

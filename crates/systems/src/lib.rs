@@ -6,4 +6,6 @@
 //!   of §3 and the Write-state Predictor of §4.1. BCW (§4.2) and the scheduler
 //!   (§4.3) will build on these.
 
+pub mod hhzs;
+pub mod lsm;
 pub mod mios;

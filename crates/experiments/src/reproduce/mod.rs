@@ -4,6 +4,7 @@
 //! `run-info.json` (wall clock, host), a CSV per plotted series and `report.html`.
 
 mod devices_table1;
+mod hhzs_motivation;
 mod mios;
 mod mios_extra;
 mod mu_rmw;
@@ -68,6 +69,7 @@ pub fn targets() -> Vec<Box<dyn Target>> {
         Box::new(devices_table1::DevicesTable1),
         Box::new(mu_rmw::MuRmwTarget),
         Box::new(mios::MiosTarget),
+        Box::new(hhzs_motivation::HhzsMotivationTarget),
     ]
 }
 

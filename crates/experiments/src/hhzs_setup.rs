@@ -1,0 +1,100 @@
+//! Shared set-up of the HHZS experiments (`papers/hhzs.txt` §2.3, §4.1): the
+//! RocksDB-like LSM-tree over the zone file store on a ZNS SSD (limited to a zone
+//! budget) and an HM-SMR HDD, driven by YCSB.
+
+use zonelab_devices::open_device;
+use zonelab_systems::hhzs::{PlacementPolicy, StoreDeviceSpec, ZoneFileStore};
+use zonelab_systems::lsm::{KvOp, LsmDb, LsmOptions, OpSource};
+use zonelab_workloads::ycsb::{keys::key_value, InsertOrder, YcsbOp};
+
+/// The paper's data set: 200 GiB of 1 KiB objects (§2.3) = 209,715,200 records.
+pub const PAPER_RECORDS: u64 = 200 * 1024 * 1024;
+/// SSD zones available (§2.3: 20 × 1,077 MiB = 21.0 GiB).
+pub const PAPER_SSD_ZONES: u32 = 20;
+
+/// Where the HHZS experiments run.
+#[derive(Debug, Clone)]
+pub struct HybridSetup {
+    pub ssd_profile: String,
+    pub hdd_profile: String,
+    pub ssd_zones: u32,
+    pub options: LsmOptions,
+}
+
+impl HybridSetup {
+    /// The paper's devices and RocksDB options, every size scaled by `scale`. The
+    /// SSD keeps 20 zones: one SST per zone, so it holds 20 SSTs at every scale.
+    pub fn paper(scale: f64) -> Self {
+        Self {
+            ssd_profile: "zn540".into(),
+            hdd_profile: "st14000nm0007".into(),
+            ssd_zones: PAPER_SSD_ZONES,
+            options: LsmOptions::hhzs_paper().scaled(scale),
+        }
+    }
+
+    /// Opens an empty database with placement `policy`.
+    pub fn open(&self, policy: Box<dyn PlacementPolicy>) -> Result<LsmDb<ZoneFileStore>, String> {
+        let ssd = open_device(&self.ssd_profile).map_err(|e| e.to_string())?;
+        let hdd = open_device(&self.hdd_profile).map_err(|e| e.to_string())?;
+        let store = ZoneFileStore::new(
+            vec![
+                StoreDeviceSpec {
+                    device: ssd,
+                    zone_budget: Some(self.ssd_zones),
+                },
+                StoreDeviceSpec {
+                    device: hdd,
+                    zone_budget: None,
+                },
+            ],
+            policy,
+        )
+        .map_err(|e| e.to_string())?;
+        LsmDb::new(self.options.clone(), store).map_err(|e| e.to_string())
+    }
+}
+
+/// The LSM order code of YCSB key number `keynum` with hashed inserts: the key's
+/// bytes (`"user"` + the number zero-padded to 20 digits) sort like the number, so
+/// the code is the number, offset so Java's one negative `Math.abs` value sorts first.
+pub fn key_code(keynum: u64) -> u64 {
+    (key_value(keynum, InsertOrder::Hashed) as u64) ^ (1 << 63)
+}
+
+/// Turns a YCSB phase into LSM operations. Updates are puts of the whole record
+/// (RocksDB's YCSB binding rewrites the record).
+pub struct YcsbOps<I: Iterator<Item = YcsbOp>> {
+    pub inner: I,
+}
+
+impl<I: Iterator<Item = YcsbOp>> OpSource for YcsbOps<I> {
+    fn next_op(&mut self) -> Option<KvOp> {
+        Some(match self.inner.next()? {
+            YcsbOp::Insert { key, .. } | YcsbOp::Update { key, .. } => {
+                KvOp::Put { key: key_code(key) }
+            }
+            YcsbOp::Read { key } => KvOp::Get { key: key_code(key) },
+            YcsbOp::ReadModifyWrite { key, .. } => KvOp::ReadModifyWrite { key: key_code(key) },
+            YcsbOp::Scan { start_key, len } => KvOp::Scan {
+                key: key_code(start_key),
+                len,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zonelab_workloads::ycsb::key_24;
+
+    #[test]
+    fn key_codes_sort_like_ycsb_key_bytes() {
+        let mut by_bytes: Vec<u64> = (0..2000).collect();
+        by_bytes.sort_by_key(|&k| key_24(k, InsertOrder::Hashed));
+        let mut by_code: Vec<u64> = (0..2000).collect();
+        by_code.sort_by_key(|&k| key_code(k));
+        assert_eq!(by_bytes, by_code);
+    }
+}

@@ -1,0 +1,79 @@
+//! Placement policies: which device a file's next zone comes from, given the hint
+//! its creator passed (WAL, or an SST and its level). Mechanism (zones, extents,
+//! resets) is in [`super::zone_store`]; every scheme is a [`PlacementPolicy`].
+//!
+//! [`BasicPlacement`] is the paper's Bh (`papers/hhzs.txt` §2.3): the WAL and the
+//! SSTs of L0..L(h−1) go to the SSD while it has an empty zone, else to the HDD;
+//! SSTs of Lh and above go to the HDD.
+
+use crate::lsm::{FileKind, Hint};
+use zonelab_engine::Ns;
+
+/// What a policy may look at: free zones per device (device 0 is the fastest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceView {
+    pub free_zones: u32,
+    pub zone_capacity_bytes: u64,
+}
+
+/// A data placement scheme.
+pub trait PlacementPolicy {
+    /// Display name, e.g. `B3`.
+    fn name(&self) -> String;
+    /// Devices to take a new zone for a file of `kind` from, in order of
+    /// preference; the store uses the first with an empty zone it may open.
+    fn devices_for(&mut self, kind: FileKind, devices: &[DeviceView]) -> Vec<usize>;
+    /// A hint from the LSM-tree (basic schemes ignore hints).
+    fn on_hint(&mut self, _now: Ns, _hint: &Hint) {}
+}
+
+/// Bh: the WAL and levels below `h` on the SSD (device 0) while it has room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BasicPlacement {
+    pub h: u32,
+}
+
+impl PlacementPolicy for BasicPlacement {
+    fn name(&self) -> String {
+        format!("B{}", self.h)
+    }
+
+    fn devices_for(&mut self, kind: FileKind, devices: &[DeviceView]) -> Vec<usize> {
+        let fast_first = match kind {
+            FileKind::Wal => true,
+            FileKind::Sst { level } => level < self.h,
+        };
+        if fast_first {
+            (0..devices.len()).collect()
+        } else {
+            (1..devices.len()).collect()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bh_splits_levels_at_h() {
+        let views = [
+            DeviceView {
+                free_zones: 3,
+                zone_capacity_bytes: 1,
+            },
+            DeviceView {
+                free_zones: 9,
+                zone_capacity_bytes: 1,
+            },
+        ];
+        let mut b3 = BasicPlacement { h: 3 };
+        assert_eq!(b3.devices_for(FileKind::Wal, &views), vec![0, 1]);
+        assert_eq!(
+            b3.devices_for(FileKind::Sst { level: 2 }, &views),
+            vec![0, 1]
+        );
+        assert_eq!(b3.devices_for(FileKind::Sst { level: 3 }, &views), vec![1]);
+        assert_eq!(b3.name(), "B3");
+    }
+}

@@ -1,0 +1,640 @@
+//! The zone file store under the LSM-tree (the mechanism of HHZS, `papers/hhzs.txt`
+//! §3.2, and of ZenFS extended to several devices): files are lists of extents in
+//! zones of two or more zoned devices. An SST gets empty zones of its own (one SSD
+//! zone, or several smaller HDD zones when it spans them); WAL files share a
+//! per-device stream of zones; a zone is finished when its file is complete and
+//! reset as soon as none of its data is live. Reads go to the device holding the
+//! extent. Which device a new zone comes from is a [`PlacementPolicy`].
+//!
+//! Devices are the zoned models of layer 3 driven through their command interface,
+//! so zone rules (write pointer, active-zone limits) and device timing are real.
+//! A per-device zone budget restricts the zones the store may use (the paper limits
+//! the SSD to 20 zones).
+
+use super::placement::{DeviceView, PlacementPolicy};
+use crate::lsm::{FileKind, FileNo, Hint, LsmStorage, StorageError};
+use serde::Serialize;
+use std::collections::{BTreeMap, VecDeque};
+use zonelab_devices::{Command, Device, Payload, ZoneAction};
+use zonelab_engine::Ns;
+
+#[derive(Debug, Clone)]
+struct Zone {
+    start_lba: u64,
+    capacity_bytes: u64,
+    /// Bytes up to the write pointer (block-aligned).
+    written_bytes: u64,
+    /// Bytes of live extents in the zone (block-aligned).
+    live_bytes: u64,
+    /// Open for appends (implicitly open on the device, counts as active).
+    open: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Extent {
+    device: usize,
+    zone: u32,
+    zone_offset: u64,
+    file_offset: u64,
+    len: u64,
+    /// Bytes the extent occupies in its zone (its length rounded up to blocks).
+    physical: u64,
+}
+
+#[derive(Debug, Clone)]
+struct StoredFile {
+    kind: FileKind,
+    extents: Vec<Extent>,
+    size: u64,
+    /// (device, zone) an exclusive file appends to.
+    open_zone: Option<(usize, u32)>,
+}
+
+struct StoreDevice {
+    name: String,
+    device: Box<dyn Device>,
+    block_bytes: u64,
+    zones: Vec<Zone>,
+    free: VecDeque<u32>,
+    max_active: u32,
+    active: u32,
+    /// The zone WAL files append to.
+    wal_zone: Option<u32>,
+}
+
+/// Per-device traffic and space, as results report them.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct DeviceTraffic {
+    pub name: String,
+    pub zones_usable: u32,
+    pub zone_capacity_bytes: u64,
+    pub written_bytes: u64,
+    pub read_bytes: u64,
+    pub reads: u64,
+    /// Reads under 64 KiB: the data-block reads of point lookups and scans (not
+    /// compaction readahead or table opening).
+    pub point_reads: u64,
+    pub zone_resets: u64,
+    pub zone_finishes: u64,
+    pub live_bytes: u64,
+    pub zones_in_use: u32,
+}
+
+/// Traffic class of a file: the WAL, or the level of an SST.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum FileClass {
+    Wal,
+    Level(u32),
+}
+
+impl From<FileKind> for FileClass {
+    fn from(k: FileKind) -> Self {
+        match k {
+            FileKind::Wal => FileClass::Wal,
+            FileKind::Sst { level } => FileClass::Level(level),
+        }
+    }
+}
+
+/// A device of the store: a zoned device model and how many of its sequential
+/// zones the store may use (`None`: all).
+pub struct StoreDeviceSpec {
+    pub device: Box<dyn Device>,
+    pub zone_budget: Option<u32>,
+}
+
+/// Files in zones across zoned devices.
+pub struct ZoneFileStore {
+    devices: Vec<StoreDevice>,
+    files: BTreeMap<FileNo, StoredFile>,
+    policy: Box<dyn PlacementPolicy>,
+    /// Bytes written per (class, device).
+    written: BTreeMap<FileClass, Vec<u64>>,
+    /// Data reads per (file) and device, for read-popularity studies.
+    file_reads: BTreeMap<FileNo, u64>,
+    traffic: Vec<DeviceTraffic>,
+    occupancy_samples: Option<OccupancySamples>,
+}
+
+/// Live bytes per (class, device), sampled at a fixed virtual-time interval.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct OccupancySamples {
+    pub interval_ns: Ns,
+    pub next_ns: Ns,
+    /// (time, live bytes per class and device).
+    pub samples: Vec<(Ns, BTreeMap<FileClass, Vec<u64>>)>,
+}
+
+fn dev_err(dev: &str, what: &str, e: impl std::fmt::Display) -> StorageError {
+    StorageError(format!("{dev}: {what}: {e}"))
+}
+
+impl ZoneFileStore {
+    /// A store over `devices` (fastest first); every device must be zoned.
+    pub fn new(
+        devices: Vec<StoreDeviceSpec>,
+        policy: Box<dyn PlacementPolicy>,
+    ) -> Result<Self, StorageError> {
+        if devices.is_empty() {
+            return Err(StorageError(
+                "the zone file store needs at least one device".into(),
+            ));
+        }
+        let mut out = Vec::new();
+        let mut traffic = Vec::new();
+        for spec in devices {
+            let info = spec.device.info().clone();
+            let Some(z) = info.zoned.clone() else {
+                return Err(StorageError(format!(
+                    "device {} is not zoned; the zone file store needs zoned devices",
+                    info.name
+                )));
+            };
+            let block = info.block_bytes as u64;
+            let sequential = z.zone_count - z.conventional_zones;
+            let usable = match spec.zone_budget {
+                Some(0) => {
+                    return Err(StorageError(format!(
+                        "zone budget of {} is 0; give at least 1 zone",
+                        info.name
+                    )))
+                }
+                Some(b) if b > sequential => {
+                    return Err(StorageError(format!(
+                        "zone budget {b} of {} exceeds its {sequential} sequential zones",
+                        info.name
+                    )))
+                }
+                Some(b) => b,
+                None => sequential,
+            };
+            let zones: Vec<Zone> = (0..usable)
+                .map(|i| Zone {
+                    start_lba: (z.conventional_zones + i) as u64 * z.zone_size_blocks,
+                    capacity_bytes: z.zone_capacity_blocks * block,
+                    written_bytes: 0,
+                    live_bytes: 0,
+                    open: false,
+                })
+                .collect();
+            traffic.push(DeviceTraffic {
+                name: info.name.clone(),
+                zones_usable: usable,
+                zone_capacity_bytes: z.zone_capacity_blocks * block,
+                ..Default::default()
+            });
+            out.push(StoreDevice {
+                name: info.name.clone(),
+                device: spec.device,
+                block_bytes: block,
+                free: (0..usable).collect(),
+                zones,
+                max_active: if z.max_active_zones == 0 {
+                    u32::MAX
+                } else {
+                    z.max_active_zones
+                },
+                active: 0,
+                wal_zone: None,
+            });
+        }
+        Ok(Self {
+            devices: out,
+            files: BTreeMap::new(),
+            policy,
+            written: BTreeMap::new(),
+            file_reads: BTreeMap::new(),
+            traffic,
+            occupancy_samples: None,
+        })
+    }
+
+    /// Records the occupancy per level and device every `interval_ns` of virtual
+    /// time (checked whenever the store is called).
+    pub fn sample_occupancy_every(&mut self, interval_ns: Ns) {
+        self.occupancy_samples = Some(OccupancySamples {
+            interval_ns: interval_ns.max(1),
+            ..Default::default()
+        });
+    }
+
+    pub fn occupancy_samples(&self) -> Option<&OccupancySamples> {
+        self.occupancy_samples.as_ref()
+    }
+
+    fn maybe_sample(&mut self, now: Ns) {
+        let due = match &self.occupancy_samples {
+            Some(s) => now >= s.next_ns,
+            None => false,
+        };
+        if due {
+            let occ = self.occupancy();
+            let s = self.occupancy_samples.as_mut().expect("sampling");
+            s.samples.push((now, occ));
+            s.next_ns = (now / s.interval_ns + 1) * s.interval_ns;
+        }
+    }
+
+    pub fn policy_name(&self) -> String {
+        self.policy.name()
+    }
+
+    fn views(&self) -> Vec<DeviceView> {
+        self.devices
+            .iter()
+            .map(|d| DeviceView {
+                free_zones: if d.active < d.max_active {
+                    d.free.len() as u32
+                } else {
+                    0
+                },
+                zone_capacity_bytes: d.zones.first().map_or(0, |z| z.capacity_bytes),
+            })
+            .collect()
+    }
+
+    /// Takes an empty zone for a file of `kind` from the first device the policy
+    /// names that has one it may open.
+    fn allocate_zone(&mut self, kind: FileKind) -> Result<(usize, u32), StorageError> {
+        let views = self.views();
+        let order = self.policy.devices_for(kind, &views);
+        for d in order {
+            let Some(dev) = self.devices.get_mut(d) else {
+                continue;
+            };
+            if dev.active >= dev.max_active {
+                continue;
+            }
+            if let Some(z) = dev.free.pop_front() {
+                dev.zones[z as usize].open = true;
+                dev.active += 1;
+                return Ok((d, z));
+            }
+        }
+        Err(StorageError(format!(
+            "no empty zone for a {kind:?} file on any device the {} policy allows",
+            self.policy.name()
+        )))
+    }
+
+    fn submit(&mut self, d: usize, now: Ns, cmd: Command) -> Result<Ns, StorageError> {
+        let dev = &mut self.devices[d];
+        let c = dev
+            .device
+            .submit(now, &cmd, Payload::SizeOnly)
+            .map_err(|e| dev_err(&dev.name, cmd.name(), e))?;
+        Ok(c.done_ns)
+    }
+
+    /// Ends appends to a zone: finish it on the device unless it is full.
+    fn close_zone(&mut self, d: usize, z: u32, now: Ns) -> Result<Ns, StorageError> {
+        let zone = &self.devices[d].zones[z as usize];
+        if !zone.open {
+            return Ok(now);
+        }
+        let full = zone.written_bytes >= zone.capacity_bytes;
+        let lba = zone.start_lba;
+        let mut done = now;
+        if !full && zone.written_bytes > 0 {
+            done = self.submit(
+                d,
+                now,
+                Command::Zone {
+                    action: ZoneAction::Finish,
+                    zone_lba: lba,
+                },
+            )?;
+            self.traffic[d].zone_finishes += 1;
+        }
+        let dev = &mut self.devices[d];
+        dev.zones[z as usize].open = false;
+        dev.active -= 1;
+        if dev.zones[z as usize].live_bytes == 0 {
+            self.reset_zone(d, z, now)?;
+        }
+        Ok(done)
+    }
+
+    fn reset_zone(&mut self, d: usize, z: u32, now: Ns) -> Result<(), StorageError> {
+        let lba = self.devices[d].zones[z as usize].start_lba;
+        if self.devices[d].zones[z as usize].written_bytes > 0 {
+            self.submit(
+                d,
+                now,
+                Command::Zone {
+                    action: ZoneAction::Reset,
+                    zone_lba: lba,
+                },
+            )?;
+            self.traffic[d].zone_resets += 1;
+        }
+        let dev = &mut self.devices[d];
+        let zone = &mut dev.zones[z as usize];
+        zone.written_bytes = 0;
+        zone.live_bytes = 0;
+        // Reused zones go to the back: wear spreads and reuse order is deterministic.
+        dev.free.push_back(z);
+        Ok(())
+    }
+
+    /// Live and written bytes per device (in zones), and zones in use.
+    pub fn traffic(&self) -> Vec<DeviceTraffic> {
+        let mut t = self.traffic.clone();
+        for (i, d) in self.devices.iter().enumerate() {
+            t[i].live_bytes = d.zones.iter().map(|z| z.live_bytes).sum();
+            t[i].zones_in_use = d.zones.len() as u32 - d.free.len() as u32;
+        }
+        t
+    }
+
+    /// Bytes written per file class and device.
+    pub fn written_by_class(&self) -> &BTreeMap<FileClass, Vec<u64>> {
+        &self.written
+    }
+
+    /// Live bytes per (class, device) now — occupancy per level per device.
+    pub fn occupancy(&self) -> BTreeMap<FileClass, Vec<u64>> {
+        let mut out: BTreeMap<FileClass, Vec<u64>> = BTreeMap::new();
+        for f in self.files.values() {
+            let row = out
+                .entry(f.kind.into())
+                .or_insert_with(|| vec![0; self.devices.len()]);
+            for e in &f.extents {
+                row[e.device] += e.physical;
+            }
+        }
+        out
+    }
+
+    /// The device holding most of `file`'s bytes, if it exists.
+    pub fn device_of(&self, file: FileNo) -> Option<usize> {
+        let f = self.files.get(&file)?;
+        let mut per = vec![0u64; self.devices.len()];
+        for e in &f.extents {
+            per[e.device] += e.len;
+        }
+        per.iter()
+            .enumerate()
+            .max_by_key(|&(i, &b)| (b, std::cmp::Reverse(i)))
+            .map(|(i, _)| i)
+    }
+
+    /// Data reads each file received.
+    pub fn file_reads(&self) -> &BTreeMap<FileNo, u64> {
+        &self.file_reads
+    }
+
+    /// Device statistics of device `d` at `elapsed_ns`.
+    pub fn device_stats(&self, d: usize, elapsed_ns: Ns) -> zonelab_devices::DeviceStats {
+        self.devices[d].device.stats(elapsed_ns)
+    }
+
+    pub fn device_count(&self) -> usize {
+        self.devices.len()
+    }
+
+    /// Checks the store's invariants: extents never overlap, live bytes match the
+    /// extents, zones on the free list are empty. Returns the first violation.
+    pub fn check(&self) -> Result<(), String> {
+        let mut live: Vec<Vec<u64>> = self
+            .devices
+            .iter()
+            .map(|d| vec![0; d.zones.len()])
+            .collect();
+        let mut spans: Vec<(usize, u32, u64, u64)> = Vec::new();
+        for (no, f) in &self.files {
+            for e in &f.extents {
+                live[e.device][e.zone as usize] += e.physical;
+                let z = &self.devices[e.device].zones[e.zone as usize];
+                if e.zone_offset + e.physical > z.written_bytes {
+                    return Err(format!("file {no}: extent beyond the write pointer"));
+                }
+                spans.push((e.device, e.zone, e.zone_offset, e.zone_offset + e.physical));
+            }
+        }
+        spans.sort_unstable();
+        for w in spans.windows(2) {
+            if w[0].0 == w[1].0 && w[0].1 == w[1].1 && w[0].3 > w[1].2 {
+                return Err(format!(
+                    "extents overlap in zone {} of device {}",
+                    w[0].1, w[0].0
+                ));
+            }
+        }
+        for (d, dev) in self.devices.iter().enumerate() {
+            for (z, zone) in dev.zones.iter().enumerate() {
+                if zone.live_bytes != live[d][z] {
+                    return Err(format!("{}: zone {z} live bytes disagree", dev.name));
+                }
+            }
+            for &z in &dev.free {
+                let zone = &dev.zones[z as usize];
+                if zone.written_bytes != 0 || zone.live_bytes != 0 || zone.open {
+                    return Err(format!("{}: free zone {z} is not empty", dev.name));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl LsmStorage for ZoneFileStore {
+    fn create(&mut self, now: Ns, file: FileNo, kind: FileKind) -> Result<(), StorageError> {
+        self.maybe_sample(now);
+        if self.files.contains_key(&file) {
+            return Err(StorageError(format!("file {file} already exists")));
+        }
+        self.files.insert(
+            file,
+            StoredFile {
+                kind,
+                extents: Vec::new(),
+                size: 0,
+                open_zone: None,
+            },
+        );
+        Ok(())
+    }
+
+    fn append(&mut self, now: Ns, file: FileNo, bytes: u64) -> Result<Ns, StorageError> {
+        let kind = self
+            .files
+            .get(&file)
+            .ok_or_else(|| StorageError(format!("append to file {file}, which does not exist")))?
+            .kind;
+        let mut left = bytes;
+        let mut done = now;
+        while left > 0 {
+            // The zone this file appends to: its own, or the WAL stream's.
+            let current = match kind {
+                FileKind::Wal => self.wal_zone_with_room(),
+                FileKind::Sst { .. } => self.files[&file].open_zone.filter(|&(d, z)| {
+                    let zone = &self.devices[d].zones[z as usize];
+                    zone.written_bytes < zone.capacity_bytes
+                }),
+            };
+            let (d, z) = match current {
+                Some(dz) => dz,
+                None => {
+                    if let Some((d, z)) = self.files[&file].open_zone {
+                        done = done.max(self.close_zone(d, z, now)?);
+                    }
+                    let (d, z) = self.allocate_zone(kind)?;
+                    match kind {
+                        FileKind::Wal => self.devices[d].wal_zone = Some(z),
+                        FileKind::Sst { .. } => {
+                            self.files.get_mut(&file).expect("file").open_zone = Some((d, z))
+                        }
+                    }
+                    (d, z)
+                }
+            };
+            let block = self.devices[d].block_bytes;
+            let zone = &self.devices[d].zones[z as usize];
+            let room = zone.capacity_bytes - zone.written_bytes;
+            let len = left.min(room);
+            let physical = len.div_ceil(block) * block;
+            let lba = zone.start_lba + zone.written_bytes / block;
+            let zone_offset = zone.written_bytes;
+            let c = self.submit(
+                d,
+                now,
+                Command::Write {
+                    lba,
+                    blocks: (physical / block) as u32,
+                },
+            )?;
+            done = done.max(c);
+            let zone = &mut self.devices[d].zones[z as usize];
+            zone.written_bytes += physical;
+            zone.live_bytes += physical;
+            let f = self.files.get_mut(&file).expect("file");
+            f.extents.push(Extent {
+                device: d,
+                zone: z,
+                zone_offset,
+                file_offset: f.size,
+                len,
+                physical,
+            });
+            f.size += len;
+            self.traffic[d].written_bytes += physical;
+            self.written
+                .entry(kind.into())
+                .or_insert_with(|| vec![0; self.devices.len()])[d] += physical;
+            left -= len;
+            // A full zone is no longer active on the device.
+            let zone = &self.devices[d].zones[z as usize];
+            if zone.written_bytes >= zone.capacity_bytes {
+                let dev = &mut self.devices[d];
+                dev.zones[z as usize].open = false;
+                dev.active -= 1;
+                if dev.wal_zone == Some(z) {
+                    dev.wal_zone = None;
+                }
+                if let Some(f) = self.files.get_mut(&file) {
+                    if f.open_zone == Some((d, z)) {
+                        f.open_zone = None;
+                    }
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    fn close(&mut self, now: Ns, file: FileNo) -> Result<Ns, StorageError> {
+        let f = self
+            .files
+            .get_mut(&file)
+            .ok_or_else(|| StorageError(format!("close of file {file}, which does not exist")))?;
+        match f.open_zone.take() {
+            Some((d, z)) => self.close_zone(d, z, now),
+            None => Ok(now),
+        }
+    }
+
+    fn read(&mut self, now: Ns, file: FileNo, offset: u64, bytes: u64) -> Result<Ns, StorageError> {
+        let f = self
+            .files
+            .get(&file)
+            .ok_or_else(|| StorageError(format!("read of file {file}, which does not exist")))?;
+        if offset + bytes > f.size.div_ceil(4096) * 4096 || bytes == 0 {
+            return Err(StorageError(format!(
+                "read of file {file} at {offset}+{bytes} outside its {} bytes",
+                f.size
+            )));
+        }
+        let end = offset + bytes;
+        let mut pieces: Vec<(usize, u64, u32)> = Vec::new();
+        for e in &f.extents {
+            let (s, t) = (e.file_offset, e.file_offset + e.physical);
+            if t <= offset || s >= end {
+                continue;
+            }
+            let lo = offset.max(s) - s + e.zone_offset;
+            let hi = end.min(t) - s + e.zone_offset;
+            let dev = &self.devices[e.device];
+            let block = dev.block_bytes;
+            let zone = &dev.zones[e.zone as usize];
+            let lba = zone.start_lba + lo / block;
+            let blocks = (hi.div_ceil(block) - lo / block) as u32;
+            pieces.push((e.device, lba, blocks));
+        }
+        let mut done = now;
+        for (d, lba, blocks) in pieces {
+            done = done.max(self.submit(d, now, Command::Read { lba, blocks })?);
+            self.traffic[d].read_bytes += blocks as u64 * self.devices[d].block_bytes;
+            self.traffic[d].reads += 1;
+        }
+        if bytes < 64 * 1024 {
+            *self.file_reads.entry(file).or_insert(0) += 1;
+            if let Some(d) = self.device_of(file) {
+                self.traffic[d].point_reads += 1;
+            }
+        }
+        Ok(done)
+    }
+
+    fn delete(&mut self, now: Ns, file: FileNo) -> Result<(), StorageError> {
+        self.maybe_sample(now);
+        let f = self
+            .files
+            .remove(&file)
+            .ok_or_else(|| StorageError(format!("delete of file {file}, which does not exist")))?;
+        if let Some((d, z)) = f.open_zone {
+            self.close_zone(d, z, now)?;
+        }
+        for e in f.extents {
+            let zone = &mut self.devices[e.device].zones[e.zone as usize];
+            zone.live_bytes -= e.physical;
+            if zone.live_bytes == 0 && !zone.open && zone.written_bytes > 0 {
+                self.reset_zone(e.device, e.zone, now)?;
+            }
+        }
+        self.file_reads.remove(&file);
+        Ok(())
+    }
+
+    fn tier_of(&self, file: FileNo) -> usize {
+        self.device_of(file).unwrap_or(0)
+    }
+
+    fn hint(&mut self, now: Ns, hint: &Hint) {
+        if let Hint::TrivialMove { sst, to_level, .. } = hint {
+            if let Some(f) = self.files.get_mut(sst) {
+                f.kind = FileKind::Sst { level: *to_level };
+            }
+        }
+        self.policy.on_hint(now, hint);
+    }
+}
+
+impl ZoneFileStore {
+    fn wal_zone_with_room(&self) -> Option<(usize, u32)> {
+        self.devices.iter().enumerate().find_map(|(d, dev)| {
+            let z = dev.wal_zone?;
+            let zone = &dev.zones[z as usize];
+            (zone.written_bytes < zone.capacity_bytes).then_some((d, z))
+        })
+    }
+}

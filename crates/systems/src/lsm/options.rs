@@ -1,0 +1,351 @@
+//! The RocksDB options the LSM-tree model honours, with RocksDB 6.22's defaults and
+//! a preset for the HHZS paper's setup (`papers/hhzs.txt` §2.3 and §4.1).
+//!
+//! The HHZS preset follows what the authors' YCSB binding actually configured
+//! (h2zone-project/h2zone `src/ycsb/rocksdb/.../RocksDBClient.java`: `new Options()
+//! .optimizeLevelStyleCompaction().setIncreaseParallelism(12)
+//! .setMaxBackgroundCompactions(12)`), and their patched
+//! `ColumnFamilyOptions::OptimizeLevelStyleCompaction` (`src/rocksdb/options/
+//! options_sst1011m_l1_1g.cc`): 512 MiB MemTables, merge 2 before a flush, at most 4,
+//! L0 trigger 2 files, `target_file_size_base` 1,060,320,051 B (1,011.2 MiB),
+//! `max_bytes_for_level_base` 1 GiB, no compression. No Bloom filter is configured
+//! there (only `OptimizeForPointLookup` sets one), so the preset has none.
+
+use serde::Serialize;
+use thiserror::Error;
+use zonelab_engine::time::{GIB, KIB, MIB};
+
+/// Options of the modelled RocksDB instance. Sizes in bytes, times in ns.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LsmOptions {
+    /// `write_buffer_size`: a MemTable is switched when its arena reaches this.
+    pub write_buffer_bytes: u64,
+    /// `max_write_buffer_number`: writes stop when this many MemTables exist.
+    pub max_write_buffers: u32,
+    /// `min_write_buffer_number_to_merge`: immutable MemTables gathered per flush.
+    pub min_write_buffers_to_merge: u32,
+    /// `level0_file_num_compaction_trigger`.
+    pub l0_compaction_trigger_files: u32,
+    /// `level0_slowdown_writes_trigger` (RocksDB default 20).
+    pub l0_slowdown_trigger_files: u32,
+    /// `level0_stop_writes_trigger` (RocksDB default 36).
+    pub l0_stop_trigger_files: u32,
+    /// `max_bytes_for_level_base`: target of L1.
+    pub level_base_bytes: u64,
+    /// `max_bytes_for_level_multiplier`.
+    pub level_multiplier: f64,
+    /// `num_levels` (RocksDB default 7).
+    pub num_levels: u32,
+    /// `target_file_size_base` (multiplier 1: every level uses it).
+    pub target_file_bytes: u64,
+    /// `max_compaction_bytes` (RocksDB default 25 × target file size): bounds an
+    /// intra-L0 compaction.
+    pub max_compaction_bytes: u64,
+    /// `soft_pending_compaction_bytes_limit` (RocksDB default 64 GiB): writes slow down.
+    pub soft_pending_compaction_bytes: u64,
+    /// `hard_pending_compaction_bytes_limit` (RocksDB default 256 GiB): writes stop.
+    pub hard_pending_compaction_bytes: u64,
+    /// `delayed_write_rate` (RocksDB default 16 MiB/s when no rate limiter is set):
+    /// the starting rate of delayed writes.
+    pub delayed_write_rate_bytes_per_s: u64,
+    /// Threads of the flush pool (`max_background_flushes`).
+    pub flush_threads: u32,
+    /// Threads of the compaction pool (`max_background_compactions`).
+    pub compaction_threads: u32,
+    /// `block_size` of data blocks (RocksDB default 4 KiB).
+    pub block_bytes: u64,
+    /// `block_size_deviation` in percent (RocksDB default 10).
+    pub block_size_deviation_pct: u32,
+    /// `block_restart_interval` (RocksDB default 16).
+    pub block_restart_interval: u32,
+    /// Bloom filter bits per key; 0 = no filter (RocksDB's default table options).
+    pub bloom_bits_per_key: u32,
+    /// Block cache capacity (RocksDB's default table factory creates 8 MiB).
+    pub block_cache_bytes: u64,
+    /// `num_shard_bits` of the LRU block cache (RocksDB picks 4 for 8 MiB: shards of
+    /// at least 512 KiB).
+    pub block_cache_shard_bits: u32,
+    /// Compaction input readahead with direct reads (RocksDB sanitises 0 to 2 MiB).
+    pub compaction_readahead_bytes: u64,
+    /// Writes of SST data to the file system (`writable_file_max_buffer_size`, 1 MiB).
+    pub file_write_chunk_bytes: u64,
+    /// WAL bytes buffered before one device write (ZenFS buffers 1 MiB per file).
+    pub wal_write_chunk_bytes: u64,
+    /// Key size of every record (YCSB with 24-byte keys, HHZS §2.3).
+    pub key_bytes: u64,
+    /// Value size of every record (HHZS §2.3: 1,000 bytes).
+    pub value_bytes: u64,
+    pub cpu: CpuCosts,
+}
+
+/// CPU time the model charges, so throughput is bounded by CPU as well as devices.
+/// These are assumptions (no paper gives them); see `docs/hhzs.md`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CpuCosts {
+    /// Per put, in the client thread: YCSB client, JNI, write batch, WAL record
+    /// append and MemTable insert.
+    pub put_ns: u64,
+    /// Per get, in the client thread, besides block reads.
+    pub get_ns: u64,
+    /// Per data block searched (binary search in the block, checksum).
+    pub block_search_ns: u64,
+    /// Per scanned entry.
+    pub scan_entry_ns: u64,
+    /// Per byte a flush writes (table building).
+    pub flush_ns_per_kib: u64,
+    /// Per byte a compaction reads (merging and table building, no compression).
+    pub compaction_ns_per_kib: u64,
+}
+
+impl Default for CpuCosts {
+    fn default() -> Self {
+        Self {
+            // Assumption: a single YCSB (Java) thread does ~100 K puts/s into
+            // RocksDB without stalls — 10 µs per put, the same per get.
+            put_ns: 10_000,
+            get_ns: 10_000,
+            block_search_ns: 1_000,
+            scan_entry_ns: 200,
+            // Assumption: building an uncompressed table ~1 GiB/s per thread.
+            flush_ns_per_kib: 1_000,
+            // Assumption: merging + building uncompressed ~500 MiB/s per thread.
+            compaction_ns_per_kib: 2_000,
+        }
+    }
+}
+
+/// An option with a value outside what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("lsm option {field} = {value}: {allowed}")]
+pub struct LsmOptionError {
+    pub field: &'static str,
+    pub value: String,
+    pub allowed: String,
+}
+
+fn bad(field: &'static str, value: impl std::fmt::Display, allowed: &str) -> LsmOptionError {
+    LsmOptionError {
+        field,
+        value: value.to_string(),
+        allowed: allowed.to_string(),
+    }
+}
+
+impl LsmOptions {
+    /// RocksDB 6.22 with the HHZS paper's configuration (module docs).
+    pub fn hhzs_paper() -> Self {
+        Self {
+            write_buffer_bytes: 512 * MIB,
+            max_write_buffers: 4,
+            min_write_buffers_to_merge: 2,
+            l0_compaction_trigger_files: 2,
+            l0_slowdown_trigger_files: 20,
+            l0_stop_trigger_files: 36,
+            level_base_bytes: GIB,
+            level_multiplier: 10.0,
+            num_levels: 7,
+            target_file_bytes: 1_060_320_051,
+            max_compaction_bytes: 25 * 1_060_320_051,
+            soft_pending_compaction_bytes: 64 * GIB,
+            hard_pending_compaction_bytes: 256 * GIB,
+            delayed_write_rate_bytes_per_s: 16 * MIB,
+            // `setIncreaseParallelism(12)` gives one HIGH (flush) thread, and
+            // `setMaxBackgroundCompactions(12)` 12 compactions (GetBGJobLimits).
+            flush_threads: 1,
+            compaction_threads: 12,
+            block_bytes: 4 * KIB,
+            block_size_deviation_pct: 10,
+            block_restart_interval: 16,
+            bloom_bits_per_key: 0,
+            block_cache_bytes: 8 * MIB,
+            block_cache_shard_bits: 4,
+            compaction_readahead_bytes: 2 * MIB,
+            file_write_chunk_bytes: MIB,
+            wal_write_chunk_bytes: MIB,
+            key_bytes: 24,
+            value_bytes: 1000,
+            cpu: CpuCosts::default(),
+        }
+    }
+
+    /// Shrinks every size of the configuration by `scale` (MemTables, SSTs, level
+    /// targets, compaction limits), keeping block and record sizes, so a data set
+    /// shrunk by the same factor keeps the same shape. The block cache keeps its
+    /// size: YCSB's scrambled zipfian draws popularity ranks over 10^10 items
+    /// whatever the record count, so the hot set — and the hit rate of a cache of
+    /// a given size — does not shrink with the data.
+    pub fn scaled(&self, scale: f64) -> Self {
+        let s = |b: u64| ((b as f64 * scale).round() as u64).max(1);
+        Self {
+            write_buffer_bytes: s(self.write_buffer_bytes).max(64 * KIB),
+            level_base_bytes: s(self.level_base_bytes).max(128 * KIB),
+            target_file_bytes: s(self.target_file_bytes).max(64 * KIB),
+            max_compaction_bytes: s(self.max_compaction_bytes).max(64 * KIB),
+            soft_pending_compaction_bytes: s(self.soft_pending_compaction_bytes),
+            hard_pending_compaction_bytes: s(self.hard_pending_compaction_bytes),
+            ..self.clone()
+        }
+    }
+
+    /// Target size of level `level` (≥ 1): base × multiplier^(level − 1).
+    pub fn level_target_bytes(&self, level: usize) -> u64 {
+        let mut t = self.level_base_bytes as f64;
+        for _ in 1..level {
+            t *= self.level_multiplier;
+        }
+        t.min(u64::MAX as f64) as u64
+    }
+
+    /// Checks every value; the error names the option, its value and what is allowed.
+    pub fn validate(&self) -> Result<(), LsmOptionError> {
+        let pos = |field, v: u64| {
+            if v == 0 {
+                Err(bad(field, v, "must be > 0"))
+            } else {
+                Ok(())
+            }
+        };
+        pos("write_buffer_bytes", self.write_buffer_bytes)?;
+        pos("level_base_bytes", self.level_base_bytes)?;
+        pos("target_file_bytes", self.target_file_bytes)?;
+        pos("block_bytes", self.block_bytes)?;
+        pos(
+            "delayed_write_rate_bytes_per_s",
+            self.delayed_write_rate_bytes_per_s,
+        )?;
+        pos(
+            "compaction_readahead_bytes",
+            self.compaction_readahead_bytes,
+        )?;
+        pos("file_write_chunk_bytes", self.file_write_chunk_bytes)?;
+        pos("wal_write_chunk_bytes", self.wal_write_chunk_bytes)?;
+        pos("key_bytes", self.key_bytes)?;
+        if self.max_write_buffers < 2 {
+            return Err(bad(
+                "max_write_buffers",
+                self.max_write_buffers,
+                "must be ≥ 2",
+            ));
+        }
+        if self.min_write_buffers_to_merge == 0
+            || self.min_write_buffers_to_merge >= self.max_write_buffers
+        {
+            return Err(bad(
+                "min_write_buffers_to_merge",
+                self.min_write_buffers_to_merge,
+                "must be ≥ 1 and < max_write_buffers",
+            ));
+        }
+        if self.l0_compaction_trigger_files == 0 {
+            return Err(bad("l0_compaction_trigger_files", 0, "must be ≥ 1"));
+        }
+        if self.l0_slowdown_trigger_files < self.l0_compaction_trigger_files
+            || self.l0_stop_trigger_files < self.l0_slowdown_trigger_files
+        {
+            return Err(bad(
+                "l0_stop_trigger_files",
+                self.l0_stop_trigger_files,
+                "need compaction trigger ≤ slowdown trigger ≤ stop trigger",
+            ));
+        }
+        if !(self.level_multiplier > 1.0 && self.level_multiplier.is_finite()) {
+            return Err(bad(
+                "level_multiplier",
+                self.level_multiplier,
+                "must be > 1",
+            ));
+        }
+        if !(2..=16).contains(&self.num_levels) {
+            return Err(bad("num_levels", self.num_levels, "must be in 2..=16"));
+        }
+        if self.flush_threads == 0 || self.compaction_threads == 0 {
+            return Err(bad(
+                "flush_threads/compaction_threads",
+                format!("{}/{}", self.flush_threads, self.compaction_threads),
+                "both must be ≥ 1",
+            ));
+        }
+        if self.block_restart_interval == 0 {
+            return Err(bad("block_restart_interval", 0, "must be ≥ 1"));
+        }
+        if self.block_size_deviation_pct > 100 {
+            return Err(bad(
+                "block_size_deviation_pct",
+                self.block_size_deviation_pct,
+                "must be in 0..=100",
+            ));
+        }
+        if self.bloom_bits_per_key > 64 {
+            return Err(bad(
+                "bloom_bits_per_key",
+                self.bloom_bits_per_key,
+                "must be in 0..=64",
+            ));
+        }
+        if self.block_cache_shard_bits > 10 {
+            return Err(bad(
+                "block_cache_shard_bits",
+                self.block_cache_shard_bits,
+                "must be in 0..=10",
+            ));
+        }
+        if self.soft_pending_compaction_bytes > self.hard_pending_compaction_bytes {
+            return Err(bad(
+                "soft_pending_compaction_bytes",
+                self.soft_pending_compaction_bytes,
+                "must be ≤ hard_pending_compaction_bytes",
+            ));
+        }
+        if self.key_bytes + self.value_bytes + 16 > self.target_file_bytes {
+            return Err(bad(
+                "target_file_bytes",
+                self.target_file_bytes,
+                "must hold at least one record",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paper_preset_is_valid_and_matches_the_paper() {
+        let o = LsmOptions::hhzs_paper();
+        o.validate().unwrap();
+        assert_eq!(o.level_target_bytes(1), GIB);
+        assert_eq!(o.level_target_bytes(3), 100 * GIB);
+        // 1,011.2 MiB SSTs (HHZS §3.2).
+        assert_eq!(
+            (o.target_file_bytes as f64 / MIB as f64 * 10.0).round(),
+            10112.0
+        );
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let mut o = LsmOptions::hhzs_paper();
+        o.min_write_buffers_to_merge = 4;
+        let e = o.validate().unwrap_err();
+        assert_eq!(e.field, "min_write_buffers_to_merge");
+        let mut o = LsmOptions::hhzs_paper();
+        o.level_multiplier = 1.0;
+        assert!(o
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("level_multiplier = 1"));
+    }
+
+    #[test]
+    fn scaling_shrinks_sizes_not_records() {
+        let o = LsmOptions::hhzs_paper().scaled(0.01);
+        o.validate().unwrap();
+        assert_eq!(o.value_bytes, 1000);
+        assert_eq!(o.block_cache_bytes, 8 * MIB);
+        assert_eq!(o.block_bytes, 4 * KIB);
+        assert!(o.write_buffer_bytes < 6 * MIB);
+    }
+}

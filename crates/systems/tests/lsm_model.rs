@@ -1,0 +1,177 @@
+//! LSM-tree model invariants on a small database over an ideal device.
+
+use zonelab_engine::rng::splitmix64;
+use zonelab_engine::time::{KIB, MIB};
+use zonelab_systems::lsm::{Hint, IdealStorage, KvOp, LsmDb, LsmOptions};
+
+fn small_options() -> LsmOptions {
+    let mut o = LsmOptions::hhzs_paper().scaled(1.0 / 512.0); // 1 MiB MemTables
+    o.block_cache_bytes = 256 * KIB;
+    o
+}
+
+fn key(i: u64) -> u64 {
+    splitmix64(i) >> 1
+}
+
+fn load(n: u64) -> LsmDb<IdealStorage> {
+    let storage = IdealStorage::new(20_000, 1000 * MIB);
+    let mut db = LsmDb::new(small_options(), storage).unwrap();
+    let mut ops = (0..n).map(|i| KvOp::Put { key: key(i) });
+    let s = db.run_ops(&mut ops, 0).unwrap();
+    assert_eq!(s.puts, n);
+    db
+}
+
+#[test]
+fn loaded_keys_are_all_readable_and_levels_are_consistent() {
+    let n = 60_000;
+    let mut db = load(n);
+    db.wait_for_compactions().unwrap();
+    db.version().check(db.layout()).unwrap();
+    for i in 0..n {
+        assert!(db.contains(key(i)), "key {i} lost");
+    }
+    assert!(!db.contains(key(n + 1)));
+    // Several levels exist: compactions ran.
+    let v = db.version();
+    assert!(v.levels[1].len() + v.levels[2].len() > 0);
+    // Reads through the client find every key they look for.
+    let mut gets = (0..2000).map(|i| KvOp::Get {
+        key: key(i * 29 % n),
+    });
+    let s = db.run_ops(&mut gets, 0).unwrap();
+    assert_eq!(s.gets, 2000);
+    assert_eq!(s.gets_found, 2000);
+    assert!(s.data_block_reads > 0);
+}
+
+#[test]
+fn overwrites_keep_one_version_per_key() {
+    let storage = IdealStorage::new(20_000, 1000 * MIB);
+    let mut db = LsmDb::new(small_options(), storage).unwrap();
+    let n = 5_000;
+    for _round in 0..6 {
+        let mut ops = (0..n).map(|i| KvOp::Put { key: key(i) });
+        db.run_ops(&mut ops, 0).unwrap();
+    }
+    db.wait_for_compactions().unwrap();
+    let v = db.version();
+    v.check(db.layout()).unwrap();
+    // Below L0, every key lives in exactly one file per level; across the whole tree
+    // no more copies than one per sorted run remain.
+    let total: usize = v.all().map(|s| s.keys.len()).sum();
+    let runs = v.levels[0].len()
+        + (1..v.num_levels())
+            .filter(|&l| !v.levels[l].is_empty())
+            .count();
+    assert!(total <= n as usize * runs.max(1));
+    for l in 1..v.num_levels() {
+        let in_level: usize = v.levels[l].iter().map(|&f| v.sst(f).keys.len()).sum();
+        assert!(in_level <= n as usize);
+    }
+}
+
+#[test]
+fn bytes_on_storage_equal_wal_flush_and_compaction_output() {
+    let storage = IdealStorage::new(20_000, 1000 * MIB);
+    let mut db = LsmDb::new(small_options(), storage).unwrap();
+    let mut ops = (0..40_000).map(|i| KvOp::Put { key: key(i) });
+    let s = db.run_ops(&mut ops, 0).unwrap();
+    let before = db.counters().clone();
+    db.wait_for_compactions().unwrap();
+    let after = db.counters();
+    // run_ops' summary and the counters agree; background work after the phase is
+    // counted in the same counters.
+    assert_eq!(s.wal_bytes, before.wal_bytes);
+    let written = after.wal_bytes + after.flush_bytes + after.compaction_write_bytes;
+    assert_eq!(db.storage().appended_bytes, written);
+    let per_level: u64 = after.level_write_bytes.iter().sum();
+    assert_eq!(per_level, after.flush_bytes + after.compaction_write_bytes);
+}
+
+#[test]
+fn hints_describe_every_flush_and_compaction() {
+    let mut db = load(40_000);
+    db.wait_for_compactions().unwrap();
+    let hints = &db.storage().hints;
+    let flushes = hints
+        .iter()
+        .filter(|h| matches!(h, Hint::FlushStarted { .. }))
+        .count();
+    assert_eq!(flushes as u64, db.counters().flushes);
+    // Every compaction that starts generates SSTs whose count its finish reports.
+    for h in hints {
+        if let Hint::CompactionStarted {
+            job,
+            planned_outputs,
+            ..
+        } = h
+        {
+            let generated = hints
+                .iter()
+                .filter(|g| matches!(g, Hint::SstGenerated { job: j, .. } if j == job))
+                .count();
+            let finished = hints.iter().find_map(|g| match g {
+                Hint::CompactionFinished {
+                    job: j, outputs, ..
+                } if j == job => Some(outputs.len()),
+                _ => None,
+            });
+            assert_eq!(generated, *planned_outputs as usize);
+            assert_eq!(finished, Some(generated));
+        }
+    }
+}
+
+#[test]
+fn a_slow_device_stalls_writes() {
+    // 20 MB/s cannot absorb an unthrottled load: writes are delayed or stopped.
+    let storage = IdealStorage::new(100_000, 20 * MIB);
+    let mut db = LsmDb::new(small_options(), storage).unwrap();
+    let mut ops = (0..60_000).map(|i| KvOp::Put { key: key(i) });
+    let s = db.run_ops(&mut ops, 0).unwrap();
+    assert!(s.stopped_s + s.delayed_s > 0.0, "{s:?}");
+    // Throttled far below the device's speed, it does not stall.
+    let storage = IdealStorage::new(100_000, 20 * MIB);
+    let mut db = LsmDb::new(small_options(), storage).unwrap();
+    let mut ops = (0..3_000).map(|i| KvOp::Put { key: key(i) });
+    let s = db.run_ops(&mut ops, 1000).unwrap();
+    assert_eq!(s.stopped_s, 0.0);
+    // The last op may wait for a 1 MiB WAL write (50 ms at 20 MiB/s).
+    assert!((s.ops_per_s - 1000.0).abs() < 20.0, "{}", s.ops_per_s);
+}
+
+#[test]
+fn scans_read_blocks_in_key_order() {
+    let mut db = load(20_000);
+    db.wait_for_compactions().unwrap();
+    let mut ops = (0..50).map(|i| KvOp::Scan {
+        key: key(i),
+        len: 100,
+    });
+    let s = db.run_ops(&mut ops, 0).unwrap();
+    assert_eq!(s.scans, 50);
+    // 100 entries of 4 per block: at least 25 blocks per scan, some cached.
+    assert!(s.data_block_reads >= 50, "{}", s.data_block_reads);
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let run = || {
+        let mut db = load(30_000);
+        db.wait_for_compactions().unwrap();
+        let mut ops = (0..500).map(|i| KvOp::Get { key: key(i * 7) });
+        let s = db.run_ops(&mut ops, 0).unwrap();
+        serde_json::to_string(&s).unwrap() + &format!("{:?}", db.storage().hints)
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn bad_options_are_rejected() {
+    let mut o = small_options();
+    o.l0_stop_trigger_files = 1;
+    let e = LsmDb::new(o, IdealStorage::new(0, MIB)).err().unwrap();
+    assert!(e.to_string().contains("l0_stop_trigger_files"), "{e}");
+}
