@@ -22,7 +22,12 @@ fn main() {
     };
     let wall = Instant::now();
     let s = db
-        .run_ops(&mut YcsbOps { inner: spec.load().expect("spec") }, 0)
+        .run_ops(
+            &mut YcsbOps {
+                inner: spec.load().expect("spec"),
+            },
+            0,
+        )
         .expect("load");
     let secs = wall.elapsed().as_secs_f64();
     println!(

@@ -1,11 +1,21 @@
-//! HHZS (`papers/hhzs.txt`): hybrid hinted zoned storage under an LSM-tree. This
-//! part holds the mechanism — the zone file store across a ZNS SSD and an HM-SMR
-//! HDD (§3.2) — and the basic placement schemes B1–B4 of the motivating analysis
-//! (§2.3). HHZS's own policies (write-guided placement, migration, caching) plug in
-//! as further [`PlacementPolicy`]s.
+//! HHZS (`papers/hhzs.txt`): hybrid hinted zoned storage under an LSM-tree.
+//!
+//! Mechanism: the zone file store across a ZNS SSD and an HM-SMR HDD (§3.2) with
+//! its WAL/cache zone pool, SSD caching of evicted blocks (§3.5) and rate-limited
+//! SST migration (§3.4). Policies: the basic schemes B1–B4 of the motivating
+//! analysis (§2.3), HHZS's write-guided placement with optional migration (§3.3,
+//! §3.4) and SpanDB's AUTO (§4.1) — all [`PlacementPolicy`]s.
 
+pub mod auto;
+pub mod migration;
 pub mod placement;
+pub mod ssd_cache;
+pub mod view;
+pub mod write_guided;
 pub mod zone_store;
 
-pub use placement::{BasicPlacement, DeviceView, PlacementPolicy};
+pub use auto::AutoPlacement;
+pub use placement::{BasicPlacement, PlacementPolicy};
+pub use view::{DeviceView, MigrationPlan, SstView, StoreView};
+pub use write_guided::WriteGuided;
 pub use zone_store::{DeviceTraffic, FileClass, OccupancySamples, StoreDeviceSpec, ZoneFileStore};

@@ -6,15 +6,9 @@
 //! SSTs of L0..L(h−1) go to the SSD while it has an empty zone, else to the HDD;
 //! SSTs of Lh and above go to the HDD.
 
+use super::view::{MigrationPlan, StoreView};
 use crate::lsm::{FileKind, Hint};
 use zonelab_engine::Ns;
-
-/// What a policy may look at: free zones per device (device 0 is the fastest).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DeviceView {
-    pub free_zones: u32,
-    pub zone_capacity_bytes: u64,
-}
 
 /// A data placement scheme.
 pub trait PlacementPolicy {
@@ -22,9 +16,16 @@ pub trait PlacementPolicy {
     fn name(&self) -> String;
     /// Devices to take a new zone for a file of `kind` from, in order of
     /// preference; the store uses the first with an empty zone it may open.
-    fn devices_for(&mut self, kind: FileKind, devices: &[DeviceView]) -> Vec<usize>;
+    fn devices_for(&mut self, kind: FileKind, view: &StoreView) -> Vec<usize>;
     /// A hint from the LSM-tree (basic schemes ignore hints).
     fn on_hint(&mut self, _now: Ns, _hint: &Hint) {}
+    /// Called about once a second of virtual time while no migration runs: a
+    /// migration to start, if any (basic schemes never migrate).
+    fn plan_migration(&mut self, _view: &StoreView) -> Option<MigrationPlan> {
+        None
+    }
+    /// Called about once a second of virtual time (AUTO retunes its level here).
+    fn tick(&mut self, _view: &StoreView) {}
 }
 
 /// Bh: the WAL and levels below `h` on the SSD (device 0) while it has room.
@@ -38,15 +39,15 @@ impl PlacementPolicy for BasicPlacement {
         format!("B{}", self.h)
     }
 
-    fn devices_for(&mut self, kind: FileKind, devices: &[DeviceView]) -> Vec<usize> {
+    fn devices_for(&mut self, kind: FileKind, view: &StoreView) -> Vec<usize> {
         let fast_first = match kind {
             FileKind::Wal => true,
             FileKind::Sst { level } => level < self.h,
         };
         if fast_first {
-            (0..devices.len()).collect()
+            (0..view.devices.len()).collect()
         } else {
-            (1..devices.len()).collect()
+            (1..view.devices.len()).collect()
         }
     }
 }
@@ -54,19 +55,14 @@ impl PlacementPolicy for BasicPlacement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hhzs::view::DeviceView;
 
     #[test]
     fn bh_splits_levels_at_h() {
-        let views = [
-            DeviceView {
-                free_zones: 3,
-                zone_capacity_bytes: 1,
-            },
-            DeviceView {
-                free_zones: 9,
-                zone_capacity_bytes: 1,
-            },
-        ];
+        let views = StoreView {
+            devices: vec![DeviceView::default(); 2],
+            ..Default::default()
+        };
         let mut b3 = BasicPlacement { h: 3 };
         assert_eq!(b3.devices_for(FileKind::Wal, &views), vec![0, 1]);
         assert_eq!(

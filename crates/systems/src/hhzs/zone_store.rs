@@ -11,7 +11,10 @@
 //! A per-device zone budget restricts the zones the store may use (the paper limits
 //! the SSD to 20 zones).
 
-use super::placement::{DeviceView, PlacementPolicy};
+use super::migration::MigrationState;
+use super::placement::PlacementPolicy;
+use super::ssd_cache::SsdCache;
+use super::view::{DeviceView, SstView, StoreView};
 use crate::lsm::{FileKind, FileNo, Hint, LsmStorage, StorageError};
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
@@ -19,47 +22,60 @@ use zonelab_devices::{Command, Device, Payload, ZoneAction};
 use zonelab_engine::Ns;
 
 #[derive(Debug, Clone)]
-struct Zone {
-    start_lba: u64,
-    capacity_bytes: u64,
+pub(super) struct Zone {
+    pub(super) start_lba: u64,
+    pub(super) capacity_bytes: u64,
     /// Bytes up to the write pointer (block-aligned).
-    written_bytes: u64,
+    pub(super) written_bytes: u64,
     /// Bytes of live extents in the zone (block-aligned).
-    live_bytes: u64,
+    pub(super) live_bytes: u64,
     /// Open for appends (implicitly open on the device, counts as active).
-    open: bool,
+    pub(super) open: bool,
+    /// Holds cached blocks (HHZS §3.5), not file extents.
+    pub(super) cache: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Extent {
-    device: usize,
-    zone: u32,
-    zone_offset: u64,
-    file_offset: u64,
-    len: u64,
+pub(super) struct Extent {
+    pub(super) device: usize,
+    pub(super) zone: u32,
+    pub(super) zone_offset: u64,
+    pub(super) file_offset: u64,
+    pub(super) len: u64,
     /// Bytes the extent occupies in its zone (its length rounded up to blocks).
-    physical: u64,
+    pub(super) physical: u64,
 }
 
 #[derive(Debug, Clone)]
-struct StoredFile {
-    kind: FileKind,
-    extents: Vec<Extent>,
-    size: u64,
+pub(super) struct StoredFile {
+    pub(super) kind: FileKind,
+    pub(super) extents: Vec<Extent>,
+    pub(super) size: u64,
     /// (device, zone) an exclusive file appends to.
-    open_zone: Option<(usize, u32)>,
+    pub(super) open_zone: Option<(usize, u32)>,
+    pub(super) created_ns: Ns,
+    /// Selected by a running compaction.
+    pub(super) compacting: bool,
+    /// Still being appended to (not closed).
+    pub(super) writing: bool,
+    /// A migration copy must land on this device.
+    pub(super) forced_device: Option<usize>,
 }
 
-struct StoreDevice {
-    name: String,
-    device: Box<dyn Device>,
-    block_bytes: u64,
-    zones: Vec<Zone>,
-    free: VecDeque<u32>,
-    max_active: u32,
-    active: u32,
+pub(super) struct StoreDevice {
+    pub(super) name: String,
+    pub(super) device: Box<dyn Device>,
+    pub(super) block_bytes: u64,
+    pub(super) zones: Vec<Zone>,
+    pub(super) free: VecDeque<u32>,
+    pub(super) max_active: u32,
+    pub(super) active: u32,
     /// The zone WAL files append to.
     wal_zone: Option<u32>,
+    /// Zones `0..reserve` form the WAL/cache pool (HHZS §3.2); `reserve_free`
+    /// lists its empty ones.
+    reserve: u32,
+    reserve_free: VecDeque<u32>,
 }
 
 /// Per-device traffic and space, as results report them.
@@ -76,6 +92,8 @@ pub struct DeviceTraffic {
     pub point_reads: u64,
     pub zone_resets: u64,
     pub zone_finishes: u64,
+    /// Bytes migration wrote to this device.
+    pub migrated_in_bytes: u64,
     pub live_bytes: u64,
     pub zones_in_use: u32,
 }
@@ -105,15 +123,20 @@ pub struct StoreDeviceSpec {
 
 /// Files in zones across zoned devices.
 pub struct ZoneFileStore {
-    devices: Vec<StoreDevice>,
-    files: BTreeMap<FileNo, StoredFile>,
-    policy: Box<dyn PlacementPolicy>,
+    pub(super) devices: Vec<StoreDevice>,
+    pub(super) files: BTreeMap<FileNo, StoredFile>,
+    pub(super) policy: Box<dyn PlacementPolicy>,
     /// Bytes written per (class, device).
-    written: BTreeMap<FileClass, Vec<u64>>,
+    pub(super) written: BTreeMap<FileClass, Vec<u64>>,
     /// Data reads per (file) and device, for read-popularity studies.
-    file_reads: BTreeMap<FileNo, u64>,
-    traffic: Vec<DeviceTraffic>,
+    pub(super) file_reads: BTreeMap<FileNo, u64>,
+    pub(super) traffic: Vec<DeviceTraffic>,
     occupancy_samples: Option<OccupancySamples>,
+    pub(super) cache: Option<SsdCache>,
+    pub(super) migration: MigrationState,
+    /// Last time the policy was asked to tick / plan (about once a second).
+    pub(super) next_policy_tick_ns: Ns,
+    pub(super) tick_baseline: (Ns, u64, u64),
 }
 
 /// Live bytes per (class, device), sampled at a fixed virtual-time interval.
@@ -175,6 +198,7 @@ impl ZoneFileStore {
                     written_bytes: 0,
                     live_bytes: 0,
                     open: false,
+                    cache: false,
                 })
                 .collect();
             traffic.push(DeviceTraffic {
@@ -196,6 +220,8 @@ impl ZoneFileStore {
                 },
                 active: 0,
                 wal_zone: None,
+                reserve: 0,
+                reserve_free: VecDeque::new(),
             });
         }
         Ok(Self {
@@ -206,7 +232,90 @@ impl ZoneFileStore {
             file_reads: BTreeMap::new(),
             traffic,
             occupancy_samples: None,
+            cache: None,
+            migration: MigrationState::default(),
+            next_policy_tick_ns: 0,
+            tick_baseline: (0, 0, 0),
         })
+    }
+
+    /// Sets HHZS's zone organisation on the SSD (device 0): `wal_cache_zones` zones
+    /// shared by WAL files and, with `caching`, cached blocks (§3.2, §3.5); and the
+    /// migration rate (§3.4; 0 disables migration). Call before any file exists.
+    pub fn configure_hhzs(
+        &mut self,
+        wal_cache_zones: u32,
+        caching: bool,
+        migration_bytes_per_s: u64,
+    ) -> Result<(), StorageError> {
+        if !self.files.is_empty() {
+            return Err(StorageError(
+                "configure the store before creating files".into(),
+            ));
+        }
+        let dev = &mut self.devices[0];
+        if wal_cache_zones as usize >= dev.zones.len() {
+            return Err(StorageError(format!(
+                "{wal_cache_zones} WAL/cache zones leave no SST zone of the {} usable on {}",
+                dev.zones.len(),
+                dev.name
+            )));
+        }
+        dev.reserve = wal_cache_zones;
+        dev.free = (wal_cache_zones..dev.zones.len() as u32).collect();
+        dev.reserve_free = (0..wal_cache_zones).collect();
+        self.cache = caching.then(SsdCache::default);
+        self.migration.rate_bytes_per_s = migration_bytes_per_s;
+        Ok(())
+    }
+
+    /// The policies' view at `now` (without the rate fields, which `tick` fills).
+    pub fn view(&self, now: Ns) -> StoreView {
+        let ssts = self
+            .files
+            .iter()
+            .filter_map(|(&no, f)| match f.kind {
+                FileKind::Sst { level } if f.forced_device.is_none() => Some(SstView {
+                    file: no,
+                    level,
+                    device: self.device_of(no).unwrap_or(0),
+                    reads: self.file_reads.get(&no).copied().unwrap_or(0),
+                    age_ns: now.saturating_sub(f.created_ns),
+                    compacting: f.compacting,
+                    open: f.writing,
+                }),
+                _ => None,
+            })
+            .collect();
+        let dev0 = &self.devices[0];
+        let wal_zones_on_ssd = dev0
+            .zones
+            .iter()
+            .enumerate()
+            .filter(|(z, zone)| {
+                (*z as u32) < dev0.reserve && !zone.cache && (zone.written_bytes > 0 || zone.open)
+            })
+            .count() as u32
+            + if dev0.reserve == 0 {
+                self.files
+                    .values()
+                    .filter(|f| f.kind == FileKind::Wal)
+                    .flat_map(|f| f.extents.iter())
+                    .filter(|e| e.device == 0)
+                    .map(|e| e.zone)
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .len() as u32
+            } else {
+                0
+            };
+        StoreView {
+            now,
+            devices: self.views(),
+            ssts,
+            wal_zones_on_ssd,
+            hdd_point_reads_per_s: 0.0,
+            ssd_write_bytes_per_s: 0.0,
+        }
     }
 
     /// Records the occupancy per level and device every `interval_ns` of virtual
@@ -248,16 +357,48 @@ impl ZoneFileStore {
                 } else {
                     0
                 },
+                sst_zones: d.zones.len() as u32 - d.reserve,
                 zone_capacity_bytes: d.zones.first().map_or(0, |z| z.capacity_bytes),
             })
             .collect()
     }
 
-    /// Takes an empty zone for a file of `kind` from the first device the policy
+    /// Takes an empty zone from the WAL/cache pool of the SSD, evicting the oldest
+    /// cache zone if the pool is full of cached blocks.
+    pub(super) fn take_reserve_zone(&mut self, now: Ns) -> Result<Option<u32>, StorageError> {
+        if self.devices[0].reserve_free.is_empty() {
+            self.evict_oldest_cache_zone(now)?;
+        }
+        let dev = &mut self.devices[0];
+        if dev.active >= dev.max_active {
+            return Ok(None);
+        }
+        Ok(dev.reserve_free.pop_front().inspect(|&z| {
+            dev.zones[z as usize].open = true;
+            dev.active += 1;
+        }))
+    }
+
+    /// Takes an empty zone for `file` (of `kind`) from the first device the policy
     /// names that has one it may open.
-    fn allocate_zone(&mut self, kind: FileKind) -> Result<(usize, u32), StorageError> {
-        let views = self.views();
-        let order = self.policy.devices_for(kind, &views);
+    fn allocate_zone(
+        &mut self,
+        now: Ns,
+        file: FileNo,
+        kind: FileKind,
+    ) -> Result<(usize, u32), StorageError> {
+        if kind == FileKind::Wal && self.devices[0].reserve > 0 {
+            if let Some(z) = self.take_reserve_zone(now)? {
+                return Ok((0, z));
+            }
+        }
+        let order = match self.files.get(&file).and_then(|f| f.forced_device) {
+            Some(d) => vec![d],
+            None => {
+                let view = self.view(now);
+                self.policy.devices_for(kind, &view)
+            }
+        };
         for d in order {
             let Some(dev) = self.devices.get_mut(d) else {
                 continue;
@@ -277,7 +418,7 @@ impl ZoneFileStore {
         )))
     }
 
-    fn submit(&mut self, d: usize, now: Ns, cmd: Command) -> Result<Ns, StorageError> {
+    pub(super) fn submit(&mut self, d: usize, now: Ns, cmd: Command) -> Result<Ns, StorageError> {
         let dev = &mut self.devices[d];
         let c = dev
             .device
@@ -287,7 +428,7 @@ impl ZoneFileStore {
     }
 
     /// Ends appends to a zone: finish it on the device unless it is full.
-    fn close_zone(&mut self, d: usize, z: u32, now: Ns) -> Result<Ns, StorageError> {
+    pub(super) fn close_zone(&mut self, d: usize, z: u32, now: Ns) -> Result<Ns, StorageError> {
         let zone = &self.devices[d].zones[z as usize];
         if !zone.open {
             return Ok(now);
@@ -315,7 +456,7 @@ impl ZoneFileStore {
         Ok(done)
     }
 
-    fn reset_zone(&mut self, d: usize, z: u32, now: Ns) -> Result<(), StorageError> {
+    pub(super) fn reset_zone(&mut self, d: usize, z: u32, now: Ns) -> Result<(), StorageError> {
         let lba = self.devices[d].zones[z as usize].start_lba;
         if self.devices[d].zones[z as usize].written_bytes > 0 {
             self.submit(
@@ -332,8 +473,13 @@ impl ZoneFileStore {
         let zone = &mut dev.zones[z as usize];
         zone.written_bytes = 0;
         zone.live_bytes = 0;
+        zone.cache = false;
         // Reused zones go to the back: wear spreads and reuse order is deterministic.
-        dev.free.push_back(z);
+        if z < dev.reserve {
+            dev.reserve_free.push_back(z);
+        } else {
+            dev.free.push_back(z);
+        }
         Ok(())
     }
 
@@ -342,7 +488,8 @@ impl ZoneFileStore {
         let mut t = self.traffic.clone();
         for (i, d) in self.devices.iter().enumerate() {
             t[i].live_bytes = d.zones.iter().map(|z| z.live_bytes).sum();
-            t[i].zones_in_use = d.zones.len() as u32 - d.free.len() as u32;
+            t[i].zones_in_use =
+                d.zones.len() as u32 - d.free.len() as u32 - d.reserve_free.len() as u32;
         }
         t
     }
@@ -423,11 +570,11 @@ impl ZoneFileStore {
         }
         for (d, dev) in self.devices.iter().enumerate() {
             for (z, zone) in dev.zones.iter().enumerate() {
-                if zone.live_bytes != live[d][z] {
+                if !zone.cache && zone.live_bytes != live[d][z] {
                     return Err(format!("{}: zone {z} live bytes disagree", dev.name));
                 }
             }
-            for &z in &dev.free {
+            for &z in dev.free.iter().chain(dev.reserve_free.iter()) {
                 let zone = &dev.zones[z as usize];
                 if zone.written_bytes != 0 || zone.live_bytes != 0 || zone.open {
                     return Err(format!("{}: free zone {z} is not empty", dev.name));
@@ -440,10 +587,89 @@ impl ZoneFileStore {
 
 impl LsmStorage for ZoneFileStore {
     fn create(&mut self, now: Ns, file: FileNo, kind: FileKind) -> Result<(), StorageError> {
-        self.maybe_sample(now);
+        self.background(now)?;
         if self.files.contains_key(&file) {
             return Err(StorageError(format!("file {file} already exists")));
         }
+        self.insert_file(now, file, kind, None);
+        Ok(())
+    }
+
+    fn append(&mut self, now: Ns, file: FileNo, bytes: u64) -> Result<Ns, StorageError> {
+        self.background(now)?;
+        self.append_internal(now, file, bytes)
+    }
+
+    fn close(&mut self, now: Ns, file: FileNo) -> Result<Ns, StorageError> {
+        self.background(now)?;
+        self.close_internal(now, file)
+    }
+
+    fn read(&mut self, now: Ns, file: FileNo, offset: u64, bytes: u64) -> Result<Ns, StorageError> {
+        self.background(now)?;
+        let done = self.read_internal(now, file, offset, bytes)?;
+        if bytes < 64 * 1024 {
+            *self.file_reads.entry(file).or_insert(0) += 1;
+            if let Some(d) = self.device_of(file) {
+                self.traffic[d].point_reads += 1;
+            }
+        }
+        Ok(done)
+    }
+
+    fn delete(&mut self, now: Ns, file: FileNo) -> Result<(), StorageError> {
+        self.background(now)?;
+        self.cancel_migration_of(now, file)?;
+        if let Some(c) = self.cache.as_mut() {
+            c.invalidate_file(file);
+        }
+        self.delete_internal(now, file)?;
+        self.file_reads.remove(&file);
+        Ok(())
+    }
+
+    fn cached_read(&mut self, now: Ns, file: FileNo, offset: u64, bytes: u64) -> Option<Ns> {
+        self.cache_lookup(now, file, offset, bytes)
+    }
+
+    fn tier_of(&self, file: FileNo) -> usize {
+        self.device_of(file).unwrap_or(0)
+    }
+
+    fn hint(&mut self, now: Ns, hint: &Hint) {
+        match hint {
+            Hint::TrivialMove { sst, to_level, .. } => {
+                if let Some(f) = self.files.get_mut(sst) {
+                    f.kind = FileKind::Sst { level: *to_level };
+                }
+            }
+            Hint::CompactionStarted { inputs, .. } => {
+                for i in inputs {
+                    if let Some(f) = self.files.get_mut(i) {
+                        f.compacting = true;
+                    }
+                }
+            }
+            Hint::BlockEvicted { sst, offset, bytes } => {
+                // A cache admission failing (e.g. a device error) only loses the
+                // cached copy; the block is still on the HDD.
+                let _ = self.cache_admit(now, *sst, *offset, *bytes);
+            }
+            _ => {}
+        }
+        self.policy.on_hint(now, hint);
+    }
+}
+
+impl ZoneFileStore {
+    pub(super) fn insert_file(
+        &mut self,
+        now: Ns,
+        file: FileNo,
+        kind: FileKind,
+        forced: Option<usize>,
+    ) {
+        self.maybe_sample(now);
         self.files.insert(
             file,
             StoredFile {
@@ -451,12 +677,20 @@ impl LsmStorage for ZoneFileStore {
                 extents: Vec::new(),
                 size: 0,
                 open_zone: None,
+                created_ns: now,
+                compacting: false,
+                writing: true,
+                forced_device: forced,
             },
         );
-        Ok(())
     }
 
-    fn append(&mut self, now: Ns, file: FileNo, bytes: u64) -> Result<Ns, StorageError> {
+    pub(super) fn append_internal(
+        &mut self,
+        now: Ns,
+        file: FileNo,
+        bytes: u64,
+    ) -> Result<Ns, StorageError> {
         let kind = self
             .files
             .get(&file)
@@ -479,7 +713,7 @@ impl LsmStorage for ZoneFileStore {
                     if let Some((d, z)) = self.files[&file].open_zone {
                         done = done.max(self.close_zone(d, z, now)?);
                     }
-                    let (d, z) = self.allocate_zone(kind)?;
+                    let (d, z) = self.allocate_zone(now, file, kind)?;
                     match kind {
                         FileKind::Wal => self.devices[d].wal_zone = Some(z),
                         FileKind::Sst { .. } => {
@@ -541,19 +775,28 @@ impl LsmStorage for ZoneFileStore {
         }
         Ok(done)
     }
+}
 
-    fn close(&mut self, now: Ns, file: FileNo) -> Result<Ns, StorageError> {
+impl ZoneFileStore {
+    pub(super) fn close_internal(&mut self, now: Ns, file: FileNo) -> Result<Ns, StorageError> {
         let f = self
             .files
             .get_mut(&file)
             .ok_or_else(|| StorageError(format!("close of file {file}, which does not exist")))?;
+        f.writing = false;
         match f.open_zone.take() {
             Some((d, z)) => self.close_zone(d, z, now),
             None => Ok(now),
         }
     }
 
-    fn read(&mut self, now: Ns, file: FileNo, offset: u64, bytes: u64) -> Result<Ns, StorageError> {
+    pub(super) fn read_internal(
+        &mut self,
+        now: Ns,
+        file: FileNo,
+        offset: u64,
+        bytes: u64,
+    ) -> Result<Ns, StorageError> {
         let f = self
             .files
             .get(&file)
@@ -586,16 +829,10 @@ impl LsmStorage for ZoneFileStore {
             self.traffic[d].read_bytes += blocks as u64 * self.devices[d].block_bytes;
             self.traffic[d].reads += 1;
         }
-        if bytes < 64 * 1024 {
-            *self.file_reads.entry(file).or_insert(0) += 1;
-            if let Some(d) = self.device_of(file) {
-                self.traffic[d].point_reads += 1;
-            }
-        }
         Ok(done)
     }
 
-    fn delete(&mut self, now: Ns, file: FileNo) -> Result<(), StorageError> {
+    pub(super) fn delete_internal(&mut self, now: Ns, file: FileNo) -> Result<(), StorageError> {
         self.maybe_sample(now);
         let f = self
             .files
@@ -611,21 +848,7 @@ impl LsmStorage for ZoneFileStore {
                 self.reset_zone(e.device, e.zone, now)?;
             }
         }
-        self.file_reads.remove(&file);
         Ok(())
-    }
-
-    fn tier_of(&self, file: FileNo) -> usize {
-        self.device_of(file).unwrap_or(0)
-    }
-
-    fn hint(&mut self, now: Ns, hint: &Hint) {
-        if let Hint::TrivialMove { sst, to_level, .. } = hint {
-            if let Some(f) = self.files.get_mut(sst) {
-                f.kind = FileKind::Sst { level: *to_level };
-            }
-        }
-        self.policy.on_hint(now, hint);
     }
 }
 

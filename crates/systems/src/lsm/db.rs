@@ -485,10 +485,13 @@ impl<S: LsmStorage> LsmDb<S> {
             let hi = (offset + bytes).div_ceil(PAGE) * PAGE;
             let done = match self.storage.cached_read(now, p.sst, offset, bytes) {
                 Some(d) => d,
-                None => self.storage.read(now, p.sst, lo, hi - lo)?,
+                None => {
+                    let tier = self.storage.tier_of(p.sst);
+                    self.client.slowest_tier = self.client.slowest_tier.max(tier);
+                    self.storage.read(now, p.sst, lo, hi - lo)?
+                }
             };
             self.counters.data_block_reads += 1;
-            self.client.slowest_tier = self.client.slowest_tier.max(self.storage.tier_of(p.sst));
             self.counters.data_block_read_bytes += hi - lo;
             self.evicted.clear();
             self.cache.insert(p.sst, p.block, bytes, &mut self.evicted);

@@ -1,0 +1,194 @@
+//! Workload-aware migration (HHZS §3.4), the mechanism: copying one SST to the
+//! other device in 2 MiB chunks through a rate limit (4 MiB/s by default; H2Zone
+//! migrates 2 MiB chunks through a token bucket), reading the old copy and writing
+//! the new one through the same device models as foreground I/O, then switching
+//! the file to the new extents and freeing the old zones. Chunks are issued when
+//! the store is next called at or after their due time, so the store needs no
+//! events of its own. A migration is cancelled if its SST is deleted. Which SST
+//! moves is the policy's choice ([`super::PlacementPolicy::plan_migration`]);
+//! the policy is also ticked here about once a second.
+
+use super::view::MigrationPlan;
+use super::zone_store::ZoneFileStore;
+use crate::lsm::{FileNo, StorageError};
+use serde::Serialize;
+use zonelab_engine::{time::MIB, Ns, NS_PER_S};
+
+/// Bytes copied per migration step.
+pub const MIGRATION_CHUNK_BYTES: u64 = 2 * MIB;
+/// Policy tick and migration planning interval (H2Zone's daemon: 0.5 s sleep,
+/// every other round).
+pub const POLICY_TICK_NS: Ns = NS_PER_S;
+
+/// A copy in progress.
+#[derive(Debug, Clone, Copy)]
+pub struct MigrationTask {
+    pub file: FileNo,
+    pub to: usize,
+    /// The new copy, written under a temporary file number.
+    pub shadow: FileNo,
+    pub total_bytes: u64,
+    pub copied_bytes: u64,
+    pub next_due_ns: Ns,
+    /// The second leg of a swap (HDD → SSD), started when this one ends.
+    pub then_up: Option<FileNo>,
+}
+
+/// Migration state and counters.
+#[derive(Debug, Clone, Default)]
+pub struct MigrationState {
+    pub rate_bytes_per_s: u64,
+    pub task: Option<MigrationTask>,
+    pub next_shadow: u64,
+    pub stats: MigrationStats,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+pub struct MigrationStats {
+    pub to_ssd: u64,
+    pub to_hdd: u64,
+    pub copied_bytes: u64,
+    pub cancelled: u64,
+}
+
+impl ZoneFileStore {
+    pub fn migration_stats(&self) -> MigrationStats {
+        self.migration.stats
+    }
+
+    /// Background work due by `now`: occupancy samples, the policy tick and
+    /// migration planning, and migration chunks.
+    pub(super) fn background(&mut self, now: Ns) -> Result<(), StorageError> {
+        if now >= self.next_policy_tick_ns {
+            self.next_policy_tick_ns = now + POLICY_TICK_NS;
+            let mut view = self.view(now);
+            let (t0, hdd0, ssd0) = self.tick_baseline;
+            let hdd = self.traffic.get(1).map_or(0, |t| t.point_reads);
+            let ssd = self.traffic[0].written_bytes;
+            let secs = (now.saturating_sub(t0)) as f64 / 1e9;
+            if secs > 0.0 {
+                view.hdd_point_reads_per_s = (hdd - hdd0) as f64 / secs;
+                view.ssd_write_bytes_per_s = (ssd - ssd0) as f64 / secs;
+            }
+            self.tick_baseline = (now, hdd, ssd);
+            self.policy.tick(&view);
+            if self.migration.task.is_none() && self.migration.rate_bytes_per_s > 0 {
+                if let Some(plan) = self.policy.plan_migration(&view) {
+                    self.start_migration(now, plan)?;
+                }
+            }
+        }
+        while let Some(task) = self.migration.task {
+            if task.next_due_ns > now {
+                break;
+            }
+            self.migration_step(now, task)?;
+        }
+        Ok(())
+    }
+
+    fn start_migration(&mut self, now: Ns, plan: MigrationPlan) -> Result<(), StorageError> {
+        let (file, to, then_up) = match plan {
+            MigrationPlan::Move { file, to } => (file, to, None),
+            MigrationPlan::Swap { up, down } => (down, 1, Some(up)),
+        };
+        self.start_move(now, file, to, then_up)
+    }
+
+    fn start_move(
+        &mut self,
+        now: Ns,
+        file: FileNo,
+        to: usize,
+        then_up: Option<FileNo>,
+    ) -> Result<(), StorageError> {
+        let Some(f) = self.files.get(&file) else {
+            return Ok(());
+        };
+        if f.compacting || f.writing || to >= self.devices.len() || self.device_of(file) == Some(to)
+        {
+            return Ok(());
+        }
+        let (kind, total) = (f.kind, f.size);
+        self.migration.next_shadow += 1;
+        let shadow = u64::MAX - self.migration.next_shadow;
+        self.insert_file(now, shadow, kind, Some(to));
+        self.migration.task = Some(MigrationTask {
+            file,
+            to,
+            shadow,
+            total_bytes: total,
+            copied_bytes: 0,
+            next_due_ns: now,
+            then_up,
+        });
+        Ok(())
+    }
+
+    fn migration_step(&mut self, now: Ns, mut task: MigrationTask) -> Result<(), StorageError> {
+        let len = MIGRATION_CHUNK_BYTES.min(task.total_bytes - task.copied_bytes);
+        if len > 0 {
+            self.read_internal(now, task.file, task.copied_bytes, len)?;
+            match self.append_internal(now, task.shadow, len) {
+                Ok(_) => {}
+                Err(_) => {
+                    // No room on the target any more: give the copy up.
+                    self.migration.stats.cancelled += 1;
+                    self.delete_internal(now, task.shadow)?;
+                    self.migration.task = None;
+                    return Ok(());
+                }
+            }
+            task.copied_bytes += len;
+            self.migration.stats.copied_bytes += len;
+            self.traffic[task.to].migrated_in_bytes += len;
+        }
+        let rate = self.migration.rate_bytes_per_s.max(1);
+        task.next_due_ns += (len as u128 * NS_PER_S as u128 / rate as u128) as Ns;
+        if task.copied_bytes < task.total_bytes {
+            self.migration.task = Some(task);
+            return Ok(());
+        }
+        // Switch the file to its new copy and free the old one.
+        self.close_internal(now, task.shadow)?;
+        let shadow = self.files.remove(&task.shadow).expect("shadow copy");
+        let old = self.files.get_mut(&task.file).expect("migrated file");
+        let old_extents = std::mem::replace(&mut old.extents, shadow.extents);
+        for e in old_extents {
+            let zone = &mut self.devices[e.device].zones[e.zone as usize];
+            zone.live_bytes -= e.physical;
+            if zone.live_bytes == 0 && !zone.open && zone.written_bytes > 0 {
+                self.reset_zone(e.device, e.zone, now)?;
+            }
+        }
+        if task.to == 0 {
+            self.migration.stats.to_ssd += 1;
+            if let Some(c) = self.cache.as_mut() {
+                c.invalidate_file(task.file);
+            }
+        } else {
+            self.migration.stats.to_hdd += 1;
+        }
+        self.migration.task = None;
+        if let Some(up) = task.then_up {
+            self.start_move(now, up, 0, None)?;
+        }
+        Ok(())
+    }
+
+    /// Cancels the migration of `file` (it is being deleted).
+    pub(super) fn cancel_migration_of(
+        &mut self,
+        now: Ns,
+        file: FileNo,
+    ) -> Result<(), StorageError> {
+        if let Some(task) = self.migration.task {
+            if task.file == file {
+                self.migration.task = None;
+                self.migration.stats.cancelled += 1;
+                self.delete_internal(now, task.shadow)?;
+            }
+        }
+        Ok(())
+    }
+}

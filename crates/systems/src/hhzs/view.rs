@@ -1,0 +1,67 @@
+//! What placement and migration policies see of the store: per-device zone counts,
+//! every SST with its level, device, reads, age and whether a compaction holds it,
+//! and the HDD's recent point-read rate (HHZS §3.3, §3.4).
+
+use crate::lsm::FileNo;
+use zonelab_engine::Ns;
+
+/// Zones of one device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DeviceView {
+    /// Empty zones SSTs may take now (0 when the active-zone limit is reached).
+    pub free_zones: u32,
+    /// Zones SSTs may use in all (the budget minus WAL/cache zones).
+    pub sst_zones: u32,
+    pub zone_capacity_bytes: u64,
+}
+
+/// One SST as policies see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SstView {
+    pub file: FileNo,
+    pub level: u32,
+    /// Device holding most of its bytes.
+    pub device: usize,
+    pub reads: u64,
+    pub age_ns: Ns,
+    /// Selected by a running compaction (never migrated).
+    pub compacting: bool,
+    /// Still being written.
+    pub open: bool,
+}
+
+impl SstView {
+    /// Reads per second of age (the read rate of §3.4).
+    pub fn read_rate(&self) -> f64 {
+        self.reads as f64 / (self.age_ns.max(1) as f64 / 1e9)
+    }
+}
+
+/// A policy's view of the store at `now`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StoreView {
+    pub now: Ns,
+    pub devices: Vec<DeviceView>,
+    pub ssts: Vec<SstView>,
+    /// WAL zones in use on the SSD (HHZS's storage demand of L0).
+    pub wal_zones_on_ssd: u32,
+    /// Point reads per second the HDD (device 1) served since the last look.
+    pub hdd_point_reads_per_s: f64,
+    /// Bytes per second written to the SSD (device 0) since the last look.
+    pub ssd_write_bytes_per_s: f64,
+}
+
+/// A migration a policy asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MigrationPlan {
+    /// Copy `file` to device `to`, then drop the old copy.
+    Move { file: FileNo, to: usize },
+    /// Move `down` from the SSD to the HDD, then `up` from the HDD to the SSD.
+    Swap { up: FileNo, down: FileNo },
+}
+
+/// Priority order of §3.4: lower level first, then higher read rate. `true` when
+/// `a` has a higher priority than `b`.
+pub fn higher_priority(a: &SstView, b: &SstView) -> bool {
+    a.level < b.level || (a.level == b.level && a.read_rate() > b.read_rate())
+}

@@ -1,0 +1,424 @@
+//! HHZS's write-guided data placement (§3.3) with optional workload-aware
+//! migration (§3.4), and the B3+M variant of Exp#2 (basic placement + migration).
+//!
+//! Placement: storage demand per level from the hints (L0 = WAL zones in use; Li
+//! += selected SSTs when a compaction into Li is triggered, −1 per SST it writes,
+//! −(selected − generated) when it ends); tiering level t = the lowest i with
+//! Σ_{j≤i}(A_j + D_j) ≥ C_ssd (A = SSD zones holding SSTs of the level, C_ssd =
+//! SSD zones for SSTs); L_t may use C_ssd − Σ_{j<t}(A_j + D_j) zones. A new SST goes
+//! to an empty SSD zone if it comes from a flush, from a compaction into a level
+//! below t, or into t while L_t is under its reservation; else to the HDD.
+//!
+//! Migration: capacity migration moves the lowest-priority SSD SST to the HDD when
+//! L_t holds more SSD zones than reserved or an SST above L_t sits on the SSD;
+//! popularity migration, when the HDD serves more than half its maximum random-read
+//! IOPS, moves the highest-priority HDD SST to the SSD if the empty SSD zones exceed
+//! the demand of the levels below t, else swaps it with the lowest-priority SSD SST.
+//! SSTs selected by a running compaction (or still being written) never move.
+
+use super::placement::PlacementPolicy;
+use super::view::{higher_priority, MigrationPlan, SstView, StoreView};
+use crate::lsm::{FileKind, Hint};
+use std::collections::BTreeMap;
+use zonelab_engine::Ns;
+
+/// The ST14000NM0007's random-read IOPS (HHZS Table 1: 115): popularity migration
+/// starts above half of it.
+pub const HDD_MAX_RANDOM_READ_IOPS: f64 = 115.0;
+
+#[derive(Debug, Clone, Copy, Default)]
+struct JobDemand {
+    level: u32,
+    selected: i64,
+    generated: i64,
+}
+
+/// Write-guided placement (P), with migration (P+M) or, restricted to levels below
+/// `basic_h`, the basic scheme with migration (B3+M).
+#[derive(Debug, Clone, Default)]
+pub struct WriteGuided {
+    /// Run workload-aware migration.
+    pub migrate: bool,
+    /// `Some(h)`: place like Bh (no write guidance) and migrate only levels < h.
+    pub basic_h: Option<u32>,
+    demand: BTreeMap<u32, i64>,
+    jobs: BTreeMap<u64, JobDemand>,
+    /// Name suffix (`+C` when the store caches).
+    pub caching_label: bool,
+}
+
+/// The tiering level and the SSD zones L_t may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tiering {
+    pub level: u32,
+    pub reserved_zones: i64,
+    /// SSD zones holding SSTs of each level (A_i), up to the tiering level.
+    pub allocated_at_t: i64,
+    /// Demand of the levels below t (Σ_{j<t} D_j).
+    pub demand_below: i64,
+}
+
+impl WriteGuided {
+    pub fn hhzs(migrate: bool, caching: bool) -> Self {
+        Self {
+            migrate,
+            caching_label: caching,
+            ..Default::default()
+        }
+    }
+
+    pub fn basic_with_migration(h: u32) -> Self {
+        Self {
+            migrate: true,
+            basic_h: Some(h),
+            ..Default::default()
+        }
+    }
+
+    /// Storage demand of `level` in SSTs (zones).
+    pub fn demand(&self, level: u32) -> i64 {
+        self.demand.get(&level).copied().unwrap_or(0).max(0)
+    }
+
+    /// Steps 1–3 of §3.3 on `view`.
+    pub fn tiering(&self, view: &StoreView) -> Tiering {
+        let c_ssd = view.devices.first().map_or(0, |d| d.sst_zones) as i64;
+        let max_level = view
+            .ssts
+            .iter()
+            .map(|s| s.level)
+            .max()
+            .unwrap_or(0)
+            .max(self.demand.keys().copied().max().unwrap_or(0))
+            + 1;
+        let mut allocated = vec![0i64; max_level as usize + 1];
+        for s in view.ssts.iter().filter(|s| s.device == 0) {
+            allocated[s.level as usize] += 1;
+        }
+        let demand_of = |l: u32| {
+            if l == 0 {
+                view.wal_zones_on_ssd as i64
+            } else {
+                self.demand(l)
+            }
+        };
+        let mut below = 0i64;
+        let mut demand_below = 0i64;
+        for l in 0..=max_level {
+            let here = allocated[l as usize] + demand_of(l);
+            if below + here >= c_ssd {
+                return Tiering {
+                    level: l,
+                    reserved_zones: c_ssd - below,
+                    allocated_at_t: allocated[l as usize],
+                    demand_below,
+                };
+            }
+            below += here;
+            demand_below += demand_of(l);
+        }
+        Tiering {
+            level: max_level,
+            reserved_zones: c_ssd - below,
+            allocated_at_t: 0,
+            demand_below,
+        }
+    }
+
+    fn movable(s: &SstView) -> bool {
+        !s.compacting && !s.open
+    }
+}
+
+impl PlacementPolicy for WriteGuided {
+    fn name(&self) -> String {
+        match (self.basic_h, self.migrate, self.caching_label) {
+            (Some(h), _, _) => format!("B{h}+M"),
+            (None, false, _) => "P".into(),
+            (None, true, false) => "P+M".into(),
+            (None, true, true) => "P+M+C".into(),
+        }
+    }
+
+    fn devices_for(&mut self, kind: FileKind, view: &StoreView) -> Vec<usize> {
+        let all: Vec<usize> = (0..view.devices.len()).collect();
+        let hdd_only: Vec<usize> = (1..view.devices.len()).collect();
+        let level = match kind {
+            FileKind::Wal => return all,
+            FileKind::Sst { level } => level,
+        };
+        if let Some(h) = self.basic_h {
+            return if level < h { all } else { hdd_only };
+        }
+        if level == 0 {
+            return all;
+        }
+        let t = self.tiering(view);
+        if level < t.level || (level == t.level && t.allocated_at_t < t.reserved_zones) {
+            all
+        } else {
+            hdd_only
+        }
+    }
+
+    fn on_hint(&mut self, _now: Ns, hint: &Hint) {
+        match hint {
+            Hint::CompactionStarted {
+                job,
+                inputs,
+                output_level,
+                ..
+            } => {
+                let selected = inputs.len() as i64;
+                *self.demand.entry(*output_level).or_insert(0) += selected;
+                self.jobs.insert(
+                    *job,
+                    JobDemand {
+                        level: *output_level,
+                        selected,
+                        generated: 0,
+                    },
+                );
+            }
+            Hint::SstGenerated { job, level, .. } => {
+                *self.demand.entry(*level).or_insert(0) -= 1;
+                if let Some(j) = self.jobs.get_mut(job) {
+                    j.generated += 1;
+                }
+            }
+            Hint::CompactionFinished { job, .. } => {
+                if let Some(j) = self.jobs.remove(job) {
+                    *self.demand.entry(j.level).or_insert(0) -= j.selected - j.generated;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn plan_migration(&mut self, view: &StoreView) -> Option<MigrationPlan> {
+        if !self.migrate || view.devices.len() < 2 {
+            return None;
+        }
+        let lowest_on_ssd = view
+            .ssts
+            .iter()
+            .filter(|s| s.device == 0 && Self::movable(s))
+            .fold(None::<&SstView>, |lo, s| match lo {
+                Some(l) if !higher_priority(l, s) => Some(l),
+                _ => Some(s),
+            });
+        let eligible_up = |s: &&SstView| match self.basic_h {
+            Some(h) => s.level < h,
+            None => true,
+        };
+        let highest_on_hdd = view
+            .ssts
+            .iter()
+            .filter(|s| s.device != 0 && Self::movable(s))
+            .filter(eligible_up)
+            .fold(None::<&SstView>, |hi, s| match hi {
+                Some(h) if !higher_priority(s, h) => Some(h),
+                _ => Some(s),
+            });
+        // Capacity migration.
+        if self.basic_h.is_none() {
+            let t = self.tiering(view);
+            let above_t = view
+                .ssts
+                .iter()
+                .any(|s| s.device == 0 && s.level > t.level && Self::movable(s));
+            if t.allocated_at_t > t.reserved_zones.max(0) || above_t {
+                if let Some(lo) = lowest_on_ssd {
+                    return Some(MigrationPlan::Move {
+                        file: lo.file,
+                        to: 1,
+                    });
+                }
+            }
+        }
+        // Popularity migration.
+        if view.hdd_point_reads_per_s > HDD_MAX_RANDOM_READ_IOPS / 2.0 {
+            let up = highest_on_hdd?;
+            let free = view.devices[0].free_zones as i64;
+            let demand_below = match self.basic_h {
+                Some(_) => 0,
+                None => self.tiering(view).demand_below,
+            };
+            if free > demand_below {
+                return Some(MigrationPlan::Move {
+                    file: up.file,
+                    to: 0,
+                });
+            }
+            if let Some(down) = lowest_on_ssd {
+                if higher_priority(up, down) {
+                    return Some(MigrationPlan::Swap {
+                        up: up.file,
+                        down: down.file,
+                    });
+                }
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hhzs::view::DeviceView;
+
+    fn sst(file: u64, level: u32, device: usize, reads: u64) -> SstView {
+        SstView {
+            file,
+            level,
+            device,
+            reads,
+            age_ns: 1_000_000_000,
+            compacting: false,
+            open: false,
+        }
+    }
+
+    fn view(ssts: Vec<SstView>, wal_zones: u32, free: u32) -> StoreView {
+        StoreView {
+            devices: vec![
+                DeviceView {
+                    free_zones: free,
+                    sst_zones: 18,
+                    zone_capacity_bytes: 1,
+                },
+                DeviceView {
+                    free_zones: 1000,
+                    sst_zones: 1000,
+                    zone_capacity_bytes: 1,
+                },
+            ],
+            ssts,
+            wal_zones_on_ssd: wal_zones,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn tiering_level_by_hand() {
+        // C_ssd = 18. A: L0 3, L1 4, L2 9 on the SSD; D_0 = 2 WAL zones; a compaction
+        // into L2 selected 3 SSTs and wrote 1 so far (D_2 = 2).
+        let mut p = WriteGuided::hhzs(false, false);
+        let mut ssts = Vec::new();
+        let mut n = 0;
+        for (level, count) in [(0, 3), (1, 4), (2, 9)] {
+            for _ in 0..count {
+                n += 1;
+                ssts.push(sst(n, level, 0, 0));
+            }
+        }
+        p.on_hint(
+            0,
+            &Hint::CompactionStarted {
+                job: 7,
+                inputs: vec![1, 2, 3],
+                output_level: 2,
+                planned_outputs: 3,
+            },
+        );
+        p.on_hint(
+            0,
+            &Hint::SstGenerated {
+                job: 7,
+                sst: 99,
+                level: 2,
+            },
+        );
+        let v = view(ssts, 2, 2);
+        // Σ L0 = 3 + 2 = 5, Σ L1 = 9, Σ L2 = 9 + 9 + 2 = 20 ≥ 18 → t = 2, R = 18 − 9 = 9.
+        let t = p.tiering(&v);
+        assert_eq!(
+            (t.level, t.reserved_zones, t.allocated_at_t, t.demand_below),
+            (2, 9, 9, 2)
+        );
+        // L1 output → SSD; L2 output: A_2 = 9 = R → HDD; L3 → HDD; flush → SSD.
+        assert_eq!(p.devices_for(FileKind::Sst { level: 1 }, &v), vec![0, 1]);
+        assert_eq!(p.devices_for(FileKind::Sst { level: 2 }, &v), vec![1]);
+        assert_eq!(p.devices_for(FileKind::Sst { level: 3 }, &v), vec![1]);
+        assert_eq!(p.devices_for(FileKind::Sst { level: 0 }, &v), vec![0, 1]);
+        // The compaction ends having written 2 of 3: D_2 back to 0.
+        p.on_hint(
+            0,
+            &Hint::SstGenerated {
+                job: 7,
+                sst: 100,
+                level: 2,
+            },
+        );
+        p.on_hint(
+            0,
+            &Hint::CompactionFinished {
+                job: 7,
+                outputs: vec![99, 100],
+                output_level: 2,
+            },
+        );
+        assert_eq!(p.demand(2), 0);
+    }
+
+    #[test]
+    fn capacity_migration_moves_the_lowest_priority_ssd_sst_down() {
+        let mut p = WriteGuided::hhzs(true, false);
+        // Everything fits (t beyond L3) except an L3 SST sitting above... make t = 1:
+        // L0 = 10 + 2 WAL zones, L1 = 6 → 18 ≥ 18 at L1; an L2 SST on the SSD is above t.
+        let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
+        ssts.extend((10..16).map(|i| sst(i, 1, 0, 5)));
+        ssts.push(sst(50, 2, 0, 1000));
+        let mut compacting = sst(51, 2, 0, 0);
+        compacting.compacting = true;
+        ssts.push(compacting);
+        let v = view(ssts, 2, 0);
+        assert_eq!(p.tiering(&v).level, 1);
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 50, to: 1 })
+        );
+    }
+
+    #[test]
+    fn popularity_migration_moves_or_swaps_hot_hdd_ssts() {
+        let mut p = WriteGuided::hhzs(true, false);
+        let ssts = vec![
+            sst(1, 1, 0, 10),
+            sst(2, 3, 1, 500),
+            sst(3, 3, 1, 100),
+            sst(4, 2, 0, 1),
+        ];
+        let mut v = view(ssts, 0, 5);
+        v.hdd_point_reads_per_s = 30.0; // below 57.5: no popularity migration
+        assert_eq!(p.plan_migration(&v), None);
+        v.hdd_point_reads_per_s = 80.0;
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 2, to: 0 })
+        );
+        // No empty SSD zone: swap the hottest HDD SST with the lowest-priority SSD one
+        // (an L3 SST ranks below L2, so no swap with L2; with an L3 SST on the SSD, yes).
+        v.devices[0].free_zones = 0;
+        assert_eq!(p.plan_migration(&v), None);
+        v.ssts.push(sst(5, 3, 0, 1));
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Swap { up: 2, down: 5 })
+        );
+    }
+
+    #[test]
+    fn b3_plus_m_only_lifts_levels_below_three() {
+        let mut p = WriteGuided::basic_with_migration(3);
+        let mut v = view(vec![sst(1, 3, 1, 900), sst(2, 2, 1, 10)], 0, 5);
+        v.hdd_point_reads_per_s = 80.0;
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 2, to: 0 })
+        );
+        assert_eq!(p.devices_for(FileKind::Sst { level: 3 }, &v), vec![1]);
+        assert_eq!(p.name(), "B3+M");
+    }
+}
