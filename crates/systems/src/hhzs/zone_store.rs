@@ -568,6 +568,18 @@ impl ZoneFileStore {
                 ));
             }
         }
+        if let Some(cache) = &self.cache {
+            for (&(file, offset), b) in &cache.map {
+                if self.device_of(file).is_none_or(|d| d == 0) {
+                    return Err(format!(
+                        "cache holds block {offset} of SST {file}, which is deleted or on the SSD"
+                    ));
+                }
+                if !self.devices[0].zones[b.zone as usize].cache {
+                    return Err(format!("cached block of SST {file} in a non-cache zone"));
+                }
+            }
+        }
         for (d, dev) in self.devices.iter().enumerate() {
             for (z, zone) in dev.zones.iter().enumerate() {
                 if !zone.cache && zone.live_bytes != live[d][z] {
