@@ -102,6 +102,13 @@ pub trait Device {
     /// Statistics so far; `elapsed_ns` is the run's virtual duration, for
     /// utilisation.
     fn stats(&self, elapsed_ns: Ns) -> DeviceStats;
+
+    /// A copy of the device in its current state (zones, timelines, counters), for
+    /// experiments that snapshot a loaded system and run several workloads from
+    /// it; `None` for models that do not support it.
+    fn boxed_clone(&self) -> Option<Box<dyn Device>> {
+        None
+    }
 }
 
 /// Checks the payload length against the command, before any state changes.

@@ -5,6 +5,7 @@ use crate::time::Ns;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+#[derive(Clone)]
 struct Entry<E> {
     at_ns: Ns,
     seq: u64,
@@ -34,6 +35,7 @@ impl<E> Ord for Entry<E> {
 
 /// Events of type `E` ordered by (time, insertion sequence). `now_ns` is the time of
 /// the last popped event; scheduling in the past is a logic error.
+#[derive(Clone)]
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
     next_seq: u64,

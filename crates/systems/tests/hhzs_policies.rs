@@ -110,6 +110,9 @@ impl PlacementPolicy for AlwaysMove {
     fn name(&self) -> String {
         "test".into()
     }
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy> {
+        Box::new(AlwaysMove(self.0, self.1))
+    }
     fn devices_for(&mut self, _: FileKind, _: &StoreView) -> Vec<usize> {
         vec![1]
     }
@@ -182,4 +185,21 @@ fn configuring_the_pool_is_validated() {
     assert!(s.configure_hhzs(20, true, 0).unwrap_err().to_string().contains("no SST zone"));
     s.create(0, 1, FileKind::Wal).unwrap();
     assert!(s.configure_hhzs(2, true, 0).is_err());
+}
+
+#[test]
+fn a_forked_database_runs_exactly_like_the_original() {
+    let mut db = LsmDb::new(
+        LsmOptions::hhzs_paper().scaled(SCALE),
+        store(Box::new(WriteGuided::hhzs(true, true)), true, true),
+    )
+    .unwrap();
+    let mut load = (0..200_000).map(|i| KvOp::Put { key: key(i) });
+    db.run_ops(&mut load, 0).unwrap();
+    let mut fork = db.fork_with(db.storage().try_clone().unwrap());
+    let ops = || (0..5_000u64).map(|i| if i % 2 == 0 { KvOp::Get { key: key(i * 7) } } else { KvOp::Put { key: key(i) } });
+    let a = db.run_ops(&mut ops(), 0).unwrap();
+    let b = fork.run_ops(&mut ops(), 0).unwrap();
+    assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
+    assert_eq!(format!("{:?}", db.storage().traffic()), format!("{:?}", fork.storage().traffic()));
 }

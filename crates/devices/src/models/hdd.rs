@@ -147,6 +147,7 @@ struct Counts {
 }
 
 /// Disk mechanics + controller overhead + counters + optional payload bytes.
+#[derive(Clone)]
 pub struct HddCore {
     pub mech: DiskMechanics,
     pub command_ns: Ns,

@@ -51,6 +51,7 @@ pub struct ZonesSection {
 }
 
 /// The device.
+#[derive(Clone)]
 pub struct HmSmrHdd {
     info: DeviceInfo,
     zones: ZoneSet,
@@ -164,6 +165,10 @@ impl HmSmrHdd {
 }
 
 impl Device for HmSmrHdd {
+    fn boxed_clone(&self) -> Option<Box<dyn Device>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn info(&self) -> &DeviceInfo {
         &self.info
     }

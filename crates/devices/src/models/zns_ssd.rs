@@ -59,6 +59,7 @@ pub struct ZonesSection {
 }
 
 /// The device.
+#[derive(Clone)]
 pub struct ZnsSsd {
     info: DeviceInfo,
     zones: ZoneSet,
@@ -360,6 +361,10 @@ impl ZnsSsd {
 }
 
 impl Device for ZnsSsd {
+    fn boxed_clone(&self) -> Option<Box<dyn Device>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn info(&self) -> &DeviceInfo {
         &self.info
     }

@@ -33,6 +33,10 @@ impl PlacementPolicy for AutoPlacement {
         "AUTO".into()
     }
 
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy> {
+        Box::new(self.clone())
+    }
+
     fn devices_for(&mut self, kind: FileKind, view: &StoreView) -> Vec<usize> {
         match kind {
             FileKind::Sst { level } if level as i32 > self.max_level => {

@@ -26,6 +26,8 @@ pub trait PlacementPolicy {
     }
     /// Called about once a second of virtual time (AUTO retunes its level here).
     fn tick(&mut self, _view: &StoreView) {}
+    /// A copy of the policy in its current state (for snapshots).
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy>;
 }
 
 /// Bh: the WAL and levels below `h` on the SSD (device 0) while it has room.
@@ -37,6 +39,10 @@ pub struct BasicPlacement {
 impl PlacementPolicy for BasicPlacement {
     fn name(&self) -> String {
         format!("B{}", self.h)
+    }
+
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy> {
+        Box::new(*self)
     }
 
     fn devices_for(&mut self, kind: FileKind, view: &StoreView) -> Vec<usize> {

@@ -140,6 +140,10 @@ impl PlacementPolicy for WriteGuided {
         }
     }
 
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy> {
+        Box::new(self.clone())
+    }
+
     fn devices_for(&mut self, kind: FileKind, view: &StoreView) -> Vec<usize> {
         let all: Vec<usize> = (0..view.devices.len()).collect();
         let hdd_only: Vec<usize> = (1..view.devices.len()).collect();

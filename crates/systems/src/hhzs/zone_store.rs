@@ -62,6 +62,7 @@ pub(super) struct StoredFile {
     pub(super) forced_device: Option<usize>,
 }
 
+/// A device of the store (cloned through [`Device::boxed_clone`]).
 pub(super) struct StoreDevice {
     pub(super) name: String,
     pub(super) device: Box<dyn Device>,
@@ -267,6 +268,42 @@ impl ZoneFileStore {
         self.cache = caching.then(SsdCache::default);
         self.migration.rate_bytes_per_s = migration_bytes_per_s;
         Ok(())
+    }
+
+    /// A copy of the store in its current state — devices, files, zones, cache,
+    /// migration and policy — so a loaded system can run several workloads.
+    pub fn try_clone(&self) -> Result<Self, StorageError> {
+        let mut devices = Vec::new();
+        for d in &self.devices {
+            let device = d.device.boxed_clone().ok_or_else(|| {
+                StorageError(format!("device {} cannot be snapshotted", d.name))
+            })?;
+            devices.push(StoreDevice {
+                name: d.name.clone(),
+                device,
+                block_bytes: d.block_bytes,
+                zones: d.zones.clone(),
+                free: d.free.clone(),
+                max_active: d.max_active,
+                active: d.active,
+                wal_zone: d.wal_zone,
+                reserve: d.reserve,
+                reserve_free: d.reserve_free.clone(),
+            });
+        }
+        Ok(Self {
+            devices,
+            files: self.files.clone(),
+            policy: self.policy.boxed_clone(),
+            written: self.written.clone(),
+            file_reads: self.file_reads.clone(),
+            traffic: self.traffic.clone(),
+            occupancy_samples: self.occupancy_samples.clone(),
+            cache: self.cache.clone(),
+            migration: self.migration.clone(),
+            next_policy_tick_ns: self.next_policy_tick_ns,
+            tick_baseline: self.tick_baseline,
+        })
     }
 
     /// The policies' view at `now` (without the rate fields, which `tick` fills).

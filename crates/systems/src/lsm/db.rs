@@ -169,6 +169,34 @@ impl<S: LsmStorage> LsmDb<S> {
         })
     }
 
+    /// A copy of the database's state on `storage` (a copy of this one's storage):
+    /// the snapshot the HHZS experiments take after a load.
+    pub fn fork_with<T: LsmStorage>(&self, storage: T) -> LsmDb<T> {
+        LsmDb {
+            o: self.o.clone(),
+            layout: self.layout,
+            storage,
+            version: self.version.clone(),
+            active: self.active.clone(),
+            imm: self.imm.clone(),
+            next_file_no: self.next_file_no,
+            next_job: self.next_job,
+            wal_buffer_bytes: self.wal_buffer_bytes,
+            wal_files: self.wal_files.clone(),
+            cache: self.cache.clone(),
+            wc: self.wc.clone(),
+            flushes: self.flushes.clone(),
+            compactions: self.compactions.clone(),
+            queue: self.queue.clone(),
+            client: self.client.clone(),
+            counters: self.counters.clone(),
+            samples: self.samples.clone(),
+            sample_interval_ns: self.sample_interval_ns,
+            evicted: Vec::new(),
+            filter_counts: self.filter_counts,
+        }
+    }
+
     pub fn options(&self) -> &LsmOptions {
         &self.o
     }

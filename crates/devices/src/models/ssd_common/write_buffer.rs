@@ -11,7 +11,7 @@ use zonelab_engine::Ns;
 /// Bytes held until their program completes. Releases are kept in a min-heap of
 /// (time, bytes); its size is bounded by the buffer's program units in flight, so
 /// after warm-up no request allocates.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct WriteBuffer {
     capacity_bytes: u64,
     held_bytes: u64,
