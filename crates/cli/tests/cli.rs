@@ -693,3 +693,49 @@ fn reproduce_hhzs_motivation_small_scale_directions() {
     assert!(a12 < a09, "{a12} vs {a09}");
     assert!(d1.join("fig2a_level_sizes_b4.csv").exists());
 }
+
+/// `reproduce hhzs` at a small scale: deterministic (whatever the thread timing of
+/// its parallel loads), and HHZS beats B3 and AUTO on every YCSB workload.
+#[test]
+fn reproduce_hhzs_small_scale_hhzs_beats_b3_and_auto() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
+    for d in [&d1, &d2] {
+        let o = zonelab(&[
+            "reproduce",
+            "hhzs",
+            "--scale",
+            "0.002",
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let r1 = std::fs::read(d1.join("results.json")).unwrap();
+    assert_eq!(r1, std::fs::read(d2.join("results.json")).unwrap());
+    let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
+    let claim = |id: &str| -> f64 {
+        v["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("{id}"))["measured"]
+            .as_f64()
+            .unwrap()
+    };
+    for w in ["a", "b", "c", "d", "e", "f"] {
+        assert!(claim(&format!("exp1.{w}.hhzs_over_b3")) > 1.0, "{w} vs B3");
+        assert!(
+            claim(&format!("exp1.{w}.hhzs_over_auto")) > 1.0,
+            "{w} vs AUTO"
+        );
+    }
+    for w in ["w1", "w2", "w3", "w4"] {
+        assert!(
+            claim(&format!("exp2.{w}.pm_over_p")) > 1.0,
+            "{w}: migration helps P"
+        );
+    }
+    assert!(d1.join("fig6_breakdown.csv").exists());
+}

@@ -35,6 +35,18 @@ impl HybridSetup {
 
     /// Opens an empty database with placement `policy`.
     pub fn open(&self, policy: Box<dyn PlacementPolicy>) -> Result<LsmDb<ZoneFileStore>, String> {
+        self.open_configured(policy, 0, false, 0)
+    }
+
+    /// Opens an empty database with placement `policy`, `wal_cache_zones` SSD zones
+    /// for the WAL and the cache, SSD caching on or off, and a migration rate.
+    pub fn open_configured(
+        &self,
+        policy: Box<dyn PlacementPolicy>,
+        wal_cache_zones: u32,
+        caching: bool,
+        migration_bytes_per_s: u64,
+    ) -> Result<LsmDb<ZoneFileStore>, String> {
         let ssd = open_device(&self.ssd_profile).map_err(|e| e.to_string())?;
         let hdd = open_device(&self.hdd_profile).map_err(|e| e.to_string())?;
         let store = ZoneFileStore::new(
@@ -51,6 +63,12 @@ impl HybridSetup {
             policy,
         )
         .map_err(|e| e.to_string())?;
+        let mut store = store;
+        if wal_cache_zones > 0 || caching || migration_bytes_per_s > 0 {
+            store
+                .configure_hhzs(wal_cache_zones, caching, migration_bytes_per_s)
+                .map_err(|e| e.to_string())?;
+        }
         LsmDb::new(self.options.clone(), store).map_err(|e| e.to_string())
     }
 }

@@ -3,6 +3,7 @@
 //! targets that compare runs with papers' claims, and the HTML report.
 
 pub mod bench;
+pub mod hhzs_eval;
 pub mod hhzs_setup;
 pub mod replay;
 pub mod report;

@@ -67,6 +67,23 @@ impl Claim {
     }
 }
 
+impl Claim {
+    /// A direction claim: holds when `measured` ≥ `bound` (e.g. "HHZS beats B3":
+    /// a throughput ratio of at least 1). Reported with the bound as the paper's
+    /// value and no tolerance.
+    pub fn at_least(id: &str, description: &str, bound: f64, measured: f64, unit: &str) -> Self {
+        Self {
+            id: id.to_string(),
+            description: description.to_string(),
+            paper: bound,
+            measured: round_sig(measured),
+            unit: unit.to_string(),
+            tolerance: 0.0,
+            holds: measured >= bound,
+        }
+    }
+}
+
 /// A plotted series: named (x, y) points.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Series {

@@ -16,8 +16,14 @@ const SCALE: f64 = 1.0 / 256.0;
 fn store(policy: Box<dyn PlacementPolicy>, hhzs: bool, caching: bool) -> ZoneFileStore {
     let mut s = ZoneFileStore::new(
         vec![
-            StoreDeviceSpec { device: open_device("zn540").unwrap(), zone_budget: Some(20) },
-            StoreDeviceSpec { device: open_device("st14000nm0007").unwrap(), zone_budget: None },
+            StoreDeviceSpec {
+                device: open_device("zn540").unwrap(),
+                zone_budget: Some(20),
+            },
+            StoreDeviceSpec {
+                device: open_device("st14000nm0007").unwrap(),
+                zone_budget: None,
+            },
         ],
         policy,
     )
@@ -34,14 +40,28 @@ fn key(i: u64) -> u64 {
 
 /// Loads `n` keys, then runs `reads` skewed reads (a hot tenth of the keys gets
 /// most of them) mixed with 10 % updates.
-fn run(policy: Box<dyn PlacementPolicy>, hhzs: bool, caching: bool, n: u64, reads: u64) -> LsmDb<ZoneFileStore> {
-    let mut db = LsmDb::new(LsmOptions::hhzs_paper().scaled(SCALE), store(policy, hhzs, caching)).unwrap();
+fn run(
+    policy: Box<dyn PlacementPolicy>,
+    hhzs: bool,
+    caching: bool,
+    n: u64,
+    reads: u64,
+) -> LsmDb<ZoneFileStore> {
+    let mut db = LsmDb::new(
+        LsmOptions::hhzs_paper().scaled(SCALE),
+        store(policy, hhzs, caching),
+    )
+    .unwrap();
     let mut load = (0..n).map(|i| KvOp::Put { key: key(i) });
     db.run_ops(&mut load, 0).unwrap();
     let mut ops = (0..reads).map(|i| {
         let r = splitmix64(i ^ 0xabc);
         let k = if r % 10 < 8 { r % (n / 10) } else { r % n };
-        if i % 10 == 0 { KvOp::Put { key: key(k) } } else { KvOp::Get { key: key(k) } }
+        if i % 10 == 0 {
+            KvOp::Put { key: key(k) }
+        } else {
+            KvOp::Get { key: key(k) }
+        }
     });
     db.run_ops(&mut ops, 0).unwrap();
     db.storage().check().unwrap();
@@ -50,17 +70,32 @@ fn run(policy: Box<dyn PlacementPolicy>, hhzs: bool, caching: bool, n: u64, read
 
 #[test]
 fn hhzs_caches_evicted_hdd_blocks_and_serves_reads_from_them() {
-    let db = run(Box::new(WriteGuided::hhzs(true, true)), true, true, 600_000, 40_000);
+    let db = run(
+        Box::new(WriteGuided::hhzs(true, true)),
+        true,
+        true,
+        600_000,
+        40_000,
+    );
     let (stats, entries, meta) = db.storage().cache_stats().unwrap();
     assert!(stats.admitted > 0 && stats.hits > 0, "{stats:?}");
-    assert!(stats.rejected_on_ssd > 0, "blocks of SSD SSTs are never admitted: {stats:?}");
+    assert!(
+        stats.rejected_on_ssd > 0,
+        "blocks of SSD SSTs are never admitted: {stats:?}"
+    );
     assert_eq!(meta, entries as u64 * 48);
     // check() (called in run) verified every cached block belongs to a live HDD SST.
 }
 
 #[test]
 fn the_wal_always_stays_on_the_ssd_under_hhzs() {
-    let db = run(Box::new(WriteGuided::hhzs(false, false)), true, false, 600_000, 1_000);
+    let db = run(
+        Box::new(WriteGuided::hhzs(false, false)),
+        true,
+        false,
+        600_000,
+        1_000,
+    );
     let w = db.storage().written_by_class();
     let wal = &w[&zonelab_systems::hhzs::FileClass::Wal];
     assert!(wal[0] > 0);
@@ -69,7 +104,13 @@ fn the_wal_always_stays_on_the_ssd_under_hhzs() {
 
 #[test]
 fn write_guided_placement_keeps_low_levels_on_the_ssd() {
-    let p = run(Box::new(WriteGuided::hhzs(false, false)), true, false, 600_000, 0);
+    let p = run(
+        Box::new(WriteGuided::hhzs(false, false)),
+        true,
+        false,
+        600_000,
+        0,
+    );
     let b4 = run(Box::new(BasicPlacement { h: 4 }), false, false, 600_000, 0);
     let share = |db: &LsmDb<ZoneFileStore>, level: u32| {
         let w = db.storage().written_by_class();
@@ -79,18 +120,35 @@ fn write_guided_placement_keeps_low_levels_on_the_ssd() {
     // P sends flushes and low levels to the SSD first, while B4 lets L3 SSTs crowd
     // them out (at this scale 18 SSD zones hold 18 SSTs, so neither keeps all).
     for level in 0..=2 {
-        assert!(share(&p, level) > share(&b4, level), "L{level}: {} vs {}", share(&p, level), share(&b4, level));
+        assert!(
+            share(&p, level) > share(&b4, level),
+            "L{level}: {} vs {}",
+            share(&p, level),
+            share(&b4, level)
+        );
     }
     assert!(share(&p, 3) < share(&b4, 3));
     // Capacity migration moves SSTs above the tiering level down; P alone never moves.
-    let pm = run(Box::new(WriteGuided::hhzs(true, false)), true, false, 600_000, 0);
+    let pm = run(
+        Box::new(WriteGuided::hhzs(true, false)),
+        true,
+        false,
+        600_000,
+        0,
+    );
     assert!(pm.storage().migration_stats().to_hdd > 0);
     assert_eq!(p.storage().migration_stats().copied_bytes, 0);
 }
 
 #[test]
 fn auto_runs_and_keeps_the_wal_on_the_ssd() {
-    let db = run(Box::new(AutoPlacement::default()), true, false, 400_000, 2_000);
+    let db = run(
+        Box::new(AutoPlacement::default()),
+        true,
+        false,
+        400_000,
+        2_000,
+    );
     let t = db.storage().traffic();
     assert!(t[0].written_bytes > 0 && t[1].written_bytes > 0);
 }
@@ -98,8 +156,19 @@ fn auto_runs_and_keeps_the_wal_on_the_ssd() {
 #[test]
 fn policies_are_deterministic() {
     let once = || {
-        let db = run(Box::new(WriteGuided::hhzs(true, true)), true, true, 300_000, 10_000);
-        format!("{:?} {:?} {:?}", db.storage().traffic(), db.storage().cache_stats(), db.storage().migration_stats())
+        let db = run(
+            Box::new(WriteGuided::hhzs(true, true)),
+            true,
+            true,
+            300_000,
+            10_000,
+        );
+        format!(
+            "{:?} {:?} {:?}",
+            db.storage().traffic(),
+            db.storage().cache_stats(),
+            db.storage().migration_stats()
+        )
     };
     assert_eq!(once(), once());
 }
@@ -117,7 +186,10 @@ impl PlacementPolicy for AlwaysMove {
         vec![1]
     }
     fn plan_migration(&mut self, _: &StoreView) -> Option<MigrationPlan> {
-        Some(MigrationPlan::Move { file: self.0, to: self.1 })
+        Some(MigrationPlan::Move {
+            file: self.0,
+            to: self.1,
+        })
     }
 }
 
@@ -158,7 +230,15 @@ fn ssts_under_compaction_never_migrate_and_deletion_cancels_a_migration() {
     let mut s = store(Box::new(AlwaysMove(5, 0)), true, false);
     let mut now = 0;
     write_sst(&mut s, &mut now, 5, 16 * MIB);
-    s.hint(now, &Hint::CompactionStarted { job: 1, inputs: vec![5], output_level: 3, planned_outputs: 1 });
+    s.hint(
+        now,
+        &Hint::CompactionStarted {
+            job: 1,
+            inputs: vec![5],
+            output_level: 3,
+            planned_outputs: 1,
+        },
+    );
     for step in 1..50 {
         s.read(now + step * NS_PER_S, 5, 0, 4096).unwrap();
     }
@@ -182,7 +262,11 @@ fn ssts_under_compaction_never_migrate_and_deletion_cancels_a_migration() {
 #[test]
 fn configuring_the_pool_is_validated() {
     let mut s = store(Box::new(BasicPlacement { h: 1 }), false, false);
-    assert!(s.configure_hhzs(20, true, 0).unwrap_err().to_string().contains("no SST zone"));
+    assert!(s
+        .configure_hhzs(20, true, 0)
+        .unwrap_err()
+        .to_string()
+        .contains("no SST zone"));
     s.create(0, 1, FileKind::Wal).unwrap();
     assert!(s.configure_hhzs(2, true, 0).is_err());
 }
@@ -197,9 +281,23 @@ fn a_forked_database_runs_exactly_like_the_original() {
     let mut load = (0..200_000).map(|i| KvOp::Put { key: key(i) });
     db.run_ops(&mut load, 0).unwrap();
     let mut fork = db.fork_with(db.storage().try_clone().unwrap());
-    let ops = || (0..5_000u64).map(|i| if i % 2 == 0 { KvOp::Get { key: key(i * 7) } } else { KvOp::Put { key: key(i) } });
+    let ops = || {
+        (0..5_000u64).map(|i| {
+            if i % 2 == 0 {
+                KvOp::Get { key: key(i * 7) }
+            } else {
+                KvOp::Put { key: key(i) }
+            }
+        })
+    };
     let a = db.run_ops(&mut ops(), 0).unwrap();
     let b = fork.run_ops(&mut ops(), 0).unwrap();
-    assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
-    assert_eq!(format!("{:?}", db.storage().traffic()), format!("{:?}", fork.storage().traffic()));
+    assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap()
+    );
+    assert_eq!(
+        format!("{:?}", db.storage().traffic()),
+        format!("{:?}", fork.storage().traffic())
+    );
 }

@@ -4,6 +4,7 @@
 //! `run-info.json` (wall clock, host), a CSV per plotted series and `report.html`.
 
 mod devices_table1;
+mod hhzs;
 mod hhzs_motivation;
 mod mios;
 mod mios_extra;
@@ -70,6 +71,7 @@ pub fn targets() -> Vec<Box<dyn Target>> {
         Box::new(mu_rmw::MuRmwTarget),
         Box::new(mios::MiosTarget),
         Box::new(hhzs_motivation::HhzsMotivationTarget),
+        Box::new(hhzs::HhzsTarget),
     ]
 }
 

@@ -56,6 +56,11 @@ impl ZoneFileStore {
         self.migration.stats
     }
 
+    /// Changes the migration rate (0 stops starting new migrations).
+    pub fn set_migration_rate(&mut self, bytes_per_s: u64) {
+        self.migration.rate_bytes_per_s = bytes_per_s;
+    }
+
     /// Background work due by `now`: occupancy samples, the policy tick and
     /// migration planning, and migration chunks.
     pub(super) fn background(&mut self, now: Ns) -> Result<(), StorageError> {

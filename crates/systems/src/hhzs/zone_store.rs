@@ -275,9 +275,10 @@ impl ZoneFileStore {
     pub fn try_clone(&self) -> Result<Self, StorageError> {
         let mut devices = Vec::new();
         for d in &self.devices {
-            let device = d.device.boxed_clone().ok_or_else(|| {
-                StorageError(format!("device {} cannot be snapshotted", d.name))
-            })?;
+            let device = d
+                .device
+                .boxed_clone()
+                .ok_or_else(|| StorageError(format!("device {} cannot be snapshotted", d.name)))?;
             devices.push(StoreDevice {
                 name: d.name.clone(),
                 device,

@@ -1,0 +1,250 @@
+//! The HHZS evaluation runner (`papers/hhzs.txt` §4): the schemes of §4.1 and
+//! Exp#2, a load per (scheme, SSD size) that is snapshotted, workloads run on forks
+//! of the snapshot (the paper reloads before each workload; forking the loaded
+//! simulated state gives the same starting point without the reload), and a runner
+//! that spreads independent loads over the machine's cores. Results are gathered by
+//! index, so they do not depend on thread timing.
+
+use crate::hhzs_setup::{HybridSetup, YcsbOps};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use zonelab_engine::time::MIB;
+use zonelab_engine::RngStreams;
+use zonelab_systems::hhzs::{
+    AutoPlacement, BasicPlacement, FileClass, PlacementPolicy, WriteGuided, ZoneFileStore,
+};
+use zonelab_systems::lsm::{LsmDb, LsmSummary};
+use zonelab_workloads::ycsb::CoreWorkloadSpec;
+
+/// HHZS's migration rate (§4.1).
+pub const MIGRATION_BYTES_PER_S: u64 = 4 * MIB;
+/// WAL + cache zones on the SSD: 2.1 GiB = 2 zones (§4.1).
+pub const WAL_CACHE_ZONES: u32 = 2;
+
+/// A data management scheme of §4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Scheme {
+    /// Bh of §2.3.
+    Basic(u32),
+    /// SpanDB's automated placement.
+    Auto,
+    /// B3 with workload-aware migration.
+    B3M,
+    /// Write-guided placement.
+    P,
+    /// P with migration.
+    PM,
+    /// P + migration + caching = HHZS.
+    Hhzs,
+}
+
+impl Scheme {
+    pub fn name(self) -> String {
+        match self {
+            Scheme::Basic(h) => format!("B{h}"),
+            Scheme::Auto => "AUTO".into(),
+            Scheme::B3M => "B3+M".into(),
+            Scheme::P => "P".into(),
+            Scheme::PM => "P+M".into(),
+            Scheme::Hhzs => "HHZS".into(),
+        }
+    }
+
+    fn policy(self) -> Box<dyn PlacementPolicy> {
+        match self {
+            Scheme::Basic(h) => Box::new(BasicPlacement { h }),
+            Scheme::Auto => Box::new(AutoPlacement::default()),
+            Scheme::B3M => Box::new(WriteGuided::basic_with_migration(3)),
+            Scheme::P => Box::new(WriteGuided::hhzs(false, false)),
+            Scheme::PM => Box::new(WriteGuided::hhzs(true, false)),
+            Scheme::Hhzs => Box::new(WriteGuided::hhzs(true, true)),
+        }
+    }
+
+    /// (WAL/cache zones, caching, migration rate). The basic schemes keep §2.3's
+    /// set-up (the WAL competes for SSD zones); AUTO reserves the WAL zones as
+    /// HHZS does (§4.1).
+    fn store_config(self) -> (u32, bool, u64) {
+        match self {
+            Scheme::Basic(_) => (0, false, 0),
+            Scheme::B3M => (0, false, MIGRATION_BYTES_PER_S),
+            Scheme::Auto | Scheme::P => (WAL_CACHE_ZONES, false, 0),
+            Scheme::PM => (WAL_CACHE_ZONES, false, MIGRATION_BYTES_PER_S),
+            Scheme::Hhzs => (WAL_CACHE_ZONES, true, MIGRATION_BYTES_PER_S),
+        }
+    }
+}
+
+/// A workload run from the loaded state.
+#[derive(Debug, Clone)]
+pub struct WorkloadJob {
+    /// Stable id, e.g. `ycsb-a` or `mix-r50-a0.9`.
+    pub id: String,
+    pub spec: CoreWorkloadSpec,
+    /// Overrides the migration rate for this run (Exp#6).
+    pub migration_bytes_per_s: Option<u64>,
+}
+
+/// What a workload run measured.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct WorkloadResult {
+    pub summary: LsmSummary,
+    /// Share of each level's live bytes on the SSD at the end, in % (WAL, L0..L5).
+    pub ssd_share_pct: Vec<f64>,
+    pub cache_hits: u64,
+    pub migrations: u64,
+}
+
+/// A load and the workloads run from it.
+#[derive(Debug, Clone)]
+pub struct LoadJob {
+    pub scheme: Scheme,
+    pub ssd_zones: u32,
+    pub workloads: Vec<WorkloadJob>,
+}
+
+/// Results of one load job.
+#[derive(Debug, Clone)]
+pub struct LoadResult {
+    pub scheme: Scheme,
+    pub ssd_zones: u32,
+    pub load: LsmSummary,
+    pub workloads: BTreeMap<String, WorkloadResult>,
+}
+
+fn ssd_share(store: &ZoneFileStore) -> Vec<f64> {
+    let occ = store.occupancy();
+    let mut out = Vec::new();
+    let classes = std::iter::once(FileClass::Wal).chain((0..6).map(FileClass::Level));
+    for c in classes {
+        let v = occ.get(&c);
+        let total: u64 = v.map_or(0, |v| v.iter().sum());
+        out.push(if total == 0 {
+            0.0
+        } else {
+            100.0 * v.map_or(0, |v| v[0]) as f64 / total as f64
+        });
+    }
+    out
+}
+
+fn run_load_job(
+    base: &HybridSetup,
+    job: &LoadJob,
+    records: u64,
+    seed: u64,
+) -> Result<LoadResult, String> {
+    let ctx = |e: String| {
+        format!(
+            "{} with {} SSD zones: {e}",
+            job.scheme.name(),
+            job.ssd_zones
+        )
+    };
+    let mut setup = base.clone();
+    setup.ssd_zones = job.ssd_zones;
+    let (reserve, caching, rate) = job.scheme.store_config();
+    let mut db = setup
+        .open_configured(job.scheme.policy(), reserve, caching, rate)
+        .map_err(ctx)?;
+    let load_spec = CoreWorkloadSpec {
+        record_count: records,
+        field_count: 1,
+        field_length_bytes: setup.options.value_bytes,
+        ..CoreWorkloadSpec::default()
+    };
+    let load_ops = load_spec.load().map_err(|e| ctx(e.to_string()))?;
+    let load = db
+        .run_ops(&mut YcsbOps { inner: load_ops }, 0)
+        .map_err(|e| ctx(e.to_string()))?;
+    let mut workloads = BTreeMap::new();
+    for w in &job.workloads {
+        if workloads.contains_key(&w.id) {
+            continue;
+        }
+        let store = db.storage().try_clone().map_err(|e| ctx(e.to_string()))?;
+        let mut fork: LsmDb<ZoneFileStore> = db.fork_with(store);
+        if let Some(rate) = w.migration_bytes_per_s {
+            fork.storage_mut().set_migration_rate(rate);
+        }
+        let rngs = RngStreams::new(seed);
+        let ops = w.spec.run(&rngs).map_err(|e| ctx(e.to_string()))?;
+        let summary = fork
+            .run_ops(&mut YcsbOps { inner: ops }, 0)
+            .map_err(|e| ctx(format!("{}: {e}", w.id)))?;
+        let s = fork.storage();
+        workloads.insert(
+            w.id.clone(),
+            WorkloadResult {
+                summary,
+                ssd_share_pct: ssd_share(s),
+                cache_hits: s.cache_stats().map_or(0, |c| c.0.hits),
+                migrations: s.migration_stats().to_ssd + s.migration_stats().to_hdd,
+            },
+        );
+    }
+    Ok(LoadResult {
+        scheme: job.scheme,
+        ssd_zones: job.ssd_zones,
+        load,
+        workloads,
+    })
+}
+
+/// Runs every load job (largest first) on up to `threads` threads; calls
+/// `progress(done, total)` from the calling thread as jobs finish.
+pub fn run_load_jobs(
+    setup: &HybridSetup,
+    jobs: &[LoadJob],
+    records: u64,
+    seed: u64,
+    threads: usize,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Vec<LoadResult>, String> {
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| {
+        std::cmp::Reverse(
+            jobs[i]
+                .workloads
+                .iter()
+                .map(|w| w.spec.operation_count)
+                .sum::<u64>(),
+        )
+    });
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<LoadResult, String>>>> =
+        Mutex::new(vec![None; jobs.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, jobs.len().max(1)) {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::SeqCst);
+                let Some(&i) = order.get(k) else { break };
+                let r = run_load_job(setup, &jobs[i], records, seed);
+                results.lock().expect("results")[i] = Some(r);
+                done.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+        // Progress only: the wall clock never reaches the results.
+        let mut shown = usize::MAX;
+        loop {
+            let d = done.load(Ordering::SeqCst);
+            if d != shown {
+                progress(d, jobs.len());
+                shown = d;
+            }
+            if d >= jobs.len() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    });
+    results
+        .into_inner()
+        .expect("results")
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("a load job did not run".into())))
+        .collect()
+}
