@@ -95,6 +95,11 @@ pub struct WorkloadResult {
     pub ssd_share_pct: Vec<f64>,
     pub cache_hits: u64,
     pub migrations: u64,
+    /// SSTs at the end (HHZS keeps a 32 B priority mapping per SST, §3.6).
+    pub ssts: u64,
+    /// Cached blocks at the end and their metadata bytes (48 B each, §3.6).
+    pub cache_entries: u64,
+    pub cache_metadata_bytes: u64,
 }
 
 /// A load and the workloads run from it.
@@ -182,6 +187,9 @@ fn run_load_job(
                 ssd_share_pct: ssd_share(s),
                 cache_hits: s.cache_stats().map_or(0, |c| c.0.hits),
                 migrations: s.migration_stats().to_ssd + s.migration_stats().to_hdd,
+                ssts: fork.version().all().count() as u64,
+                cache_entries: s.cache_stats().map_or(0, |c| c.1 as u64),
+                cache_metadata_bytes: s.cache_stats().map_or(0, |c| c.2),
             },
         );
     }
