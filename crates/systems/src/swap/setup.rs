@@ -5,7 +5,7 @@
 use super::error::SwapError;
 use zonelab_devices::models::ftl_ssd::{FtlSsd, FtlSsdProfile};
 use zonelab_devices::models::zns_ssd::{ZnsSsd, ZnsSsdProfile};
-use zonelab_devices::profile::{find_profile, parse_as};
+use zonelab_devices::profile::{find_profile, model_of, parse_as};
 use zonelab_devices::Device;
 
 fn profile_err(e: zonelab_devices::ProfileError) -> SwapError {
@@ -22,13 +22,13 @@ pub fn zns_device(
     lba_format: Option<u32>,
 ) -> Result<Box<dyn Device>, SwapError> {
     let src = find_profile(profile).map_err(profile_err)?;
-    let mut p: ZnsSsdProfile = parse_as(&src).map_err(profile_err)?;
-    if p.model != "zns-ssd" {
+    let model = model_of(&src).map_err(profile_err)?;
+    if model != "zns-ssd" {
         return Err(SwapError::Profile(format!(
-            "profile `{profile}` is a `{}` device, not zns-ssd",
-            p.model
+            "profile `{profile}` is a `{model}` device, not zns-ssd"
         )));
     }
+    let mut p: ZnsSsdProfile = parse_as(&src).map_err(profile_err)?;
     p.zones.zone_count = zones;
     // A namespace of fewer zones cannot have more open/active ones.
     p.zones.max_open_zones = p.zones.max_open_zones.min(zones);
@@ -64,13 +64,13 @@ pub fn ssd_device(
     dies: Option<(u32, u32)>,
 ) -> Result<Box<dyn Device>, SwapError> {
     let src = find_profile(profile).map_err(profile_err)?;
-    let mut p: FtlSsdProfile = parse_as(&src).map_err(profile_err)?;
-    if p.model != "ftl-ssd" {
+    let model = model_of(&src).map_err(profile_err)?;
+    if model != "ftl-ssd" {
         return Err(SwapError::Profile(format!(
-            "profile `{profile}` is a `{}` device, not ftl-ssd",
-            p.model
+            "profile `{profile}` is a `{model}` device, not ftl-ssd"
         )));
     }
+    let mut p: FtlSsdProfile = parse_as(&src).map_err(profile_err)?;
     p.capacity.capacity_mib = capacity_mib;
     if let Some(ppb) = pages_per_block {
         p.flash.pages_per_block = ppb;
