@@ -219,7 +219,7 @@ fn bad_workloads_and_full_swap_are_errors() {
     let pages = 512 + 20 * 768;
     let mut sim = SwapSim::new(mem_cfg(), pages, Box::new(backend), false).unwrap();
     let mut fill = VmScalability::new(pages, 4, VmPhase::Fill, &rngs).unwrap();
-    let e = sim.run(&mut fill).err().expect("overfilled swap accepted");
+    let e = sim.run(&mut fill).expect_err("overfilled swap accepted");
     assert!(matches!(e, SwapError::SwapFull { .. }), "{e:?}");
     one_line(&e);
 }

@@ -8,6 +8,8 @@ mod mios;
 mod mios_extra;
 mod mu_rmw;
 mod outputs;
+mod znsage;
+mod znsage_runs;
 
 pub use outputs::{write_outputs, OutputFiles};
 
@@ -68,6 +70,7 @@ pub fn targets() -> Vec<Box<dyn Target>> {
         Box::new(devices_table1::DevicesTable1),
         Box::new(mu_rmw::MuRmwTarget),
         Box::new(mios::MiosTarget),
+        Box::new(znsage::ZnsageTarget),
     ]
 }
 
