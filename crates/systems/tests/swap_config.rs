@@ -223,3 +223,35 @@ fn bad_workloads_and_full_swap_are_errors() {
     assert!(matches!(e, SwapError::SwapFull { .. }), "{e:?}");
     one_line(&e);
 }
+
+#[test]
+fn a_swap_area_gc_cannot_clean_ends_with_an_error_not_a_hang() {
+    // No over-provisioning and a footprint that fills the swap zones: GC finds no
+    // victim with an invalid slot sooner or later.
+    let cfg = ZoneSwapConfig {
+        over_provisioning: 0.0,
+        ..zone_cfg(false)
+    };
+    let dev = zns_device("sk-hynix-zns", 20, Some(3), None).unwrap();
+    let backend = znsage(dev, cfg, &ZnsageOptions::default()).unwrap();
+    let pages = 512 + 20 * 768 - 64;
+    let mut sim = SwapSim::new(mem_cfg(), pages, Box::new(backend), false).unwrap();
+    let rngs = RngStreams::new(2);
+    let r = sim
+        .run(&mut VmScalability::new(pages, 4, VmPhase::Fill, &rngs).unwrap())
+        .and_then(|_| {
+            sim.run(
+                &mut VmScalability::new(
+                    pages,
+                    4,
+                    VmPhase::RandomWrites { per_thread: 20_000 },
+                    &rngs,
+                )
+                .unwrap(),
+            )
+        });
+    match r {
+        Err(e @ SwapError::GcStuck { .. }) => one_line(&e),
+        other => panic!("expected GcStuck, got {other:?}"),
+    }
+}

@@ -96,6 +96,10 @@ pub struct SwapSim {
     step_cpu_ns: Ns,
     clock_ns: Ns,
     gc_next_ns: Option<Ns>,
+    /// Slots freed so far (a free can give GC a victim again).
+    slot_frees: u64,
+    /// `slot_frees` when GC last found nothing to collect although it was wanted.
+    gc_stalled_at_frees: Option<u64>,
 }
 
 const GC_ACTOR: u32 = u32::MAX;
@@ -134,6 +138,8 @@ impl SwapSim {
             step_cpu_ns: 0,
             clock_ns: 0,
             gc_next_ns: None,
+            slot_frees: 0,
+            gc_stalled_at_frees: None,
         })
     }
 
@@ -172,11 +178,15 @@ impl SwapSim {
                     continue;
                 }
                 if self.backend.gc_wanted() {
-                    if let Some(next) = self.backend.gc_step(now, &mut self.ev)? {
-                        self.mem.apply(&mut self.ev);
-                        let next = next.max(now + 1);
-                        self.gc_next_ns = Some(next);
-                        heap.push(Reverse((next, GC_ACTOR)));
+                    match self.backend.gc_step(now, &mut self.ev)? {
+                        Some(next) => {
+                            self.mem.apply(&mut self.ev);
+                            let next = next.max(now + 1);
+                            self.gc_next_ns = Some(next);
+                            self.gc_stalled_at_frees = None;
+                            heap.push(Reverse((next, GC_ACTOR)));
+                        }
+                        None => self.gc_stalled_at_frees = Some(self.slot_frees),
                     }
                 }
                 continue;
@@ -206,7 +216,7 @@ impl SwapSim {
                     heap.push(Reverse((t.max(now + 1), actor)));
                 }
             }
-            if self.gc_next_ns.is_none() && self.backend.gc_wanted() {
+            if self.gc_next_ns.is_none() && !self.gc_stalled() && self.backend.gc_wanted() {
                 self.gc_next_ns = Some(now);
                 heap.push(Reverse((now, GC_ACTOR)));
             }
@@ -219,6 +229,11 @@ impl SwapSim {
         self.stats.gc_copied_pages = b1.gc_copied_pages - b0.gc_copied_pages;
         self.stats.gc_victims = b1.gc_victims - b0.gc_victims;
         Ok(self.stats.clone())
+    }
+
+    /// GC found nothing to collect and no slot was freed since.
+    fn gc_stalled(&self) -> bool {
+        self.gc_stalled_at_frees == Some(self.slot_frees)
     }
 
     /// Checks the page table against the back end's reverse map (tests).
@@ -272,6 +287,7 @@ impl SwapSim {
                 self.mem.writeback -= 1;
                 self.mem.resident += 1;
                 self.backend.free(now, e.slot)?;
+                self.slot_frees += 1;
                 let e = &mut self.mem.pages[p];
                 e.state = PageState::Resident;
                 e.dirty = true;
@@ -317,6 +333,7 @@ impl SwapSim {
                 let s = e.slot;
                 e.slot = NONE;
                 self.backend.free(now, s)?;
+                self.slot_frees += 1;
             }
         }
         Ok(Step::Done(done + self.step_cpu_ns))
@@ -454,19 +471,18 @@ impl SwapSim {
                 self.stats.reclaim_waits += 1;
                 return match self.gc_next_ns {
                     Some(g) => Ok(Some(g.max(now + 1))),
-                    None => {
-                        if self.backend.gc_wanted() {
-                            // GC will be scheduled after this step; retry shortly.
-                            match self.mem.next_writeback_ns() {
-                                Some(t) => Ok(Some(t)),
-                                None => Ok(Some(now + 1)),
-                            }
-                        } else {
-                            Err(SwapError::GcStuck {
-                                backend: self.backend.name(),
-                            })
-                        }
+                    None if !self.gc_stalled() && self.backend.gc_wanted() => {
+                        // GC will be scheduled after this step; retry shortly.
+                        Ok(Some(self.mem.next_writeback_ns().unwrap_or(now + 1)))
                     }
+                    // GC has nothing to collect: only a writeback completing
+                    // (and other threads freeing slots) can help.
+                    None => match self.mem.next_writeback_ns() {
+                        Some(t) => Ok(Some(t)),
+                        None => Err(SwapError::GcStuck {
+                            backend: self.backend.name(),
+                        }),
+                    },
                 };
             }
             self.stats.reclaim_waits += 1;
