@@ -120,14 +120,15 @@ fn bad_zone_swap_configs_name_the_field() {
         ),
         (
             ZoneSwapConfig {
-                gc_low_free_zones: 1,
+                gc_low_free_zones: Some(1),
                 ..zone_cfg(false)
             },
             "zone_swap.gc_low_free_zones",
         ),
         (
             ZoneSwapConfig {
-                gc_high_free_zones: 3,
+                gc_low_free_zones: Some(4),
+                gc_high_free_zones: Some(3),
                 ..zone_cfg(false)
             },
             "zone_swap.gc_high_free_zones",
@@ -253,5 +254,15 @@ fn a_swap_area_gc_cannot_clean_ends_with_an_error_not_a_hang() {
     match r {
         Err(e @ SwapError::GcStuck { .. }) => one_line(&e),
         other => panic!("expected GcStuck, got {other:?}"),
+    }
+}
+
+#[test]
+fn default_watermarks_are_znswaps() {
+    // ZNSwap mm/swapfile.c: low = max(2, ceil(zones / 50)), high = max(low + 2, ceil(zones / 25)).
+    for (zones, low, high) in [(20, 2, 4), (100, 2, 4), (200, 4, 8), (1000, 20, 40)] {
+        let dev = zns_device("sk-hynix-zns", zones, Some(3), None).unwrap();
+        let z = znsage(dev, zone_cfg(false), &ZnsageOptions::default()).unwrap();
+        assert_eq!(z.watermarks(), (low, high), "{zones} zones");
     }
 }

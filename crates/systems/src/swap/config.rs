@@ -94,10 +94,12 @@ pub struct ZoneSwapConfig {
     /// Share of the zones' capacity held back from swap slots (ZNSage §5.1: "the
     /// same 12% over-provisioning ratio as assumed by ZNSwap").
     pub over_provisioning: f64,
-    /// Background GC starts when free zones drop below this (assumption: 3).
-    pub gc_low_free_zones: u32,
-    /// ... and runs until this many zones are free (assumption: 6).
-    pub gc_high_free_zones: u32,
+    /// Background GC starts when free zones drop below this; None = ZNSwap's
+    /// default, max(2, ceil(zones / 50)) (`mm/swapfile.c`, zns swap init).
+    pub gc_low_free_zones: Option<u32>,
+    /// ... and runs until this many zones are free; None = ZNSwap's default,
+    /// max(low + 2, ceil(zones / 25)).
+    pub gc_high_free_zones: Option<u32>,
     /// Per-core zones (ZNSage §4.3 per-core policy); the memory model's cores.
     pub cores: u32,
     /// Zones of the device used for swap (from the first); None = all.
@@ -110,8 +112,8 @@ impl Default for ZoneSwapConfig {
     fn default() -> Self {
         Self {
             over_provisioning: 0.12,
-            gc_low_free_zones: 3,
-            gc_high_free_zones: 6,
+            gc_low_free_zones: None,
+            gc_high_free_zones: None,
             cores: 8,
             zones: None,
             payloads: false,
@@ -119,8 +121,18 @@ impl Default for ZoneSwapConfig {
     }
 }
 
+/// Resolved zone-swap sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZoneSwapSizes {
+    pub zones: u32,
+    pub gc_low_free_zones: u32,
+    pub gc_high_free_zones: u32,
+}
+
 impl ZoneSwapConfig {
-    pub fn validate(&self, device_zones: u32) -> Result<u32, SwapError> {
+    /// Checks the config against a device of `device_zones` zones and resolves the
+    /// zone count and watermarks.
+    pub fn validate(&self, device_zones: u32) -> Result<ZoneSwapSizes, SwapError> {
         if !(self.over_provisioning.is_finite() && (0.0..0.9).contains(&self.over_provisioning)) {
             return Err(bad_config(
                 "zone_swap.over_provisioning",
@@ -139,21 +151,27 @@ impl ZoneSwapConfig {
                 &format!("1..={device_zones} (the device's zones)"),
             ));
         }
-        if self.gc_low_free_zones < 2 {
+        let low = self
+            .gc_low_free_zones
+            .unwrap_or_else(|| zones.div_ceil(ZNSWAP_LOW_WMARK_DIVISOR).max(2));
+        if low < 2 {
             return Err(bad_config(
                 "zone_swap.gc_low_free_zones",
-                self.gc_low_free_zones,
+                low,
                 "at least 2 (one zone is the GC's reserve)",
             ));
         }
-        if self.gc_high_free_zones <= self.gc_low_free_zones {
+        let high = self
+            .gc_high_free_zones
+            .unwrap_or_else(|| zones.div_ceil(ZNSWAP_HIGH_WMARK_DIVISOR).max(low + 2));
+        if high <= low {
             return Err(bad_config(
                 "zone_swap.gc_high_free_zones",
-                self.gc_high_free_zones,
+                high,
                 "more than gc_low_free_zones",
             ));
         }
-        let needed = self.cores + 1 + self.gc_high_free_zones + 2;
+        let needed = self.cores + 1 + high + 2;
         if zones < needed {
             return Err(bad_config(
                 "zone_swap.zones",
@@ -163,9 +181,22 @@ impl ZoneSwapConfig {
                 ),
             ));
         }
-        Ok(zones)
+        Ok(ZoneSwapSizes {
+            zones,
+            gc_low_free_zones: low,
+            gc_high_free_zones: high,
+        })
     }
 }
+
+/// ZNSwap's default low watermark: zones / 50 (`mm/swapfile.c`: `DIV_ROUND_UP(num_zones, 50)`).
+const ZNSWAP_LOW_WMARK_DIVISOR: u32 = 50;
+/// ZNSwap's default high watermark: zones / 25 (`DIV_ROUND_UP(num_zones, 25)`).
+const ZNSWAP_HIGH_WMARK_DIVISOR: u32 = 25;
+
+/// Valid pages swap-zone GC moves per step: ZNSwap's 4 MiB GC buffer
+/// (`include/linux/swap.h`: `ZNS_GC_BYTES` = 2^10 pages), which ZNSage inherits.
+pub const GC_CHUNK_PAGES: u32 = 1024;
 
 /// ZNSage's write unit: the SK Hynix prototype "processes writes in 192 KB units" (§4.3).
 pub const ZNSAGE_WRITE_UNIT_BYTES: u64 = 192 * KIB;

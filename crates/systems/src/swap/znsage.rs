@@ -6,7 +6,7 @@
 //! memory, so faults on them need no device read (§4.4, Fig. 6) — a switch turns
 //! this off for comparison.
 
-use super::config::{ZoneSwapConfig, ZNSAGE_WRITE_UNIT_BYTES};
+use super::config::{ZoneSwapConfig, GC_CHUNK_PAGES, ZNSAGE_WRITE_UNIT_BYTES};
 use super::error::{bad_config, SwapError};
 use super::zone_swap::{ZonePolicy, ZoneSwap};
 use super::PAGE_BYTES;
@@ -54,8 +54,9 @@ pub fn znsage(
             use_append: false,
             metadata_on_device: false,
             gc_page_table_update: opts.gc_page_table_update,
-            // GC writes one write unit per step, keeping the GC zone's bios aligned.
-            gc_chunk_pages: unit_pages,
+            // ZNSage extends ZNSwap's swap-zone structures and GC (§4.2), so it
+            // keeps its 4 MiB GC buffer.
+            gc_chunk_pages: GC_CHUNK_PAGES,
         },
     )
 }

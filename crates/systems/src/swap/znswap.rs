@@ -1,6 +1,8 @@
 //! ZNSwap (Bergman et al., "ZNSwap: un-Block your Swap", ATC '22; ZNSage §1, §3.2),
-//! the baseline: per-core swap zones written by zone append, one append per
-//! reclaim batch; the 24 B reverse-map entry of each slot is written as per-LBA
+//! the baseline: per-core swap zones written by zone append, one append per page
+//! (`mm/page_io.c` of acsl-technion/znswap: a one-page bio with
+//! `REQ_OP_ZONE_APPEND`); the 24 B reverse-map entry (`struct page_md_m`:
+//! mapping, index, accessed bitmap, sample count) of each slot is written as per-LBA
 //! metadata with the page, so the device must be formatted with an LBA format of
 //! at least 24 B of metadata (the ZN540's 64 B format, Table 1) — on any other
 //! device ZNSwap refuses to start. The metadata's cost on the data path is the
@@ -13,14 +15,11 @@
 //! array (the device model does not store metadata bytes); reading it costs what
 //! the data path charges for metadata.
 
-use super::config::ZoneSwapConfig;
+use super::config::{ZoneSwapConfig, GC_CHUNK_PAGES};
 use super::error::SwapError;
 use super::zone_swap::{ZonePolicy, ZoneSwap};
 use super::RMAP_ENTRY_BYTES;
 use zonelab_devices::Device;
-
-/// Reclaim-batch-sized GC steps (Linux `SWAP_CLUSTER_MAX` = 32 pages).
-const ZNSWAP_GC_CHUNK_PAGES: u32 = 32;
 
 /// Builds ZNSwap on `dev`; refuses a device whose formatted LBA format has less
 /// than 24 B of metadata.
@@ -38,11 +37,11 @@ pub fn znswap(dev: Box<dyn Device>, cfg: ZoneSwapConfig) -> Result<ZoneSwap, Swa
         cfg,
         ZonePolicy {
             name: "znswap",
-            write_unit_pages: None,
+            write_unit_pages: Some(1),
             use_append: true,
             metadata_on_device: true,
             gc_page_table_update: false,
-            gc_chunk_pages: ZNSWAP_GC_CHUNK_PAGES,
+            gc_chunk_pages: GC_CHUNK_PAGES,
         },
     )
 }

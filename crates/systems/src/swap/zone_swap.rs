@@ -28,8 +28,8 @@ use zonelab_engine::Ns;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ZonePolicy {
     pub name: &'static str,
-    /// Per-zone bio lists submitted when they reach this many pages (ZNSage §4.3);
-    /// None = every swap-out batch is submitted at once.
+    /// Per-zone bio lists submitted when they reach this many pages (ZNSage §4.3;
+    /// 1 = every page on its own, as ZNSwap); None = every swap-out batch at once.
     pub write_unit_pages: Option<u32>,
     /// Zone append (ZNSwap) instead of writes at the host-tracked write pointer.
     pub use_append: bool,
@@ -76,6 +76,8 @@ pub struct ZoneSwap {
     victim_cursor: u32,
     buf: Vec<u8>,
     stats: BackendStats,
+    gc_low: u32,
+    gc_high: u32,
 }
 
 impl ZoneSwap {
@@ -99,7 +101,8 @@ impl ZoneSwap {
                 info.block_bytes
             )));
         }
-        let zones = cfg.validate(z.zone_count)?;
+        let sizes = cfg.validate(z.zone_count)?;
+        let zones = sizes.zones;
         if z.zone_capacity_blocks > (NONE / 2) as u64 {
             return Err(unusable("zone capacity too large".into()));
         }
@@ -165,6 +168,8 @@ impl ZoneSwap {
             victim_cursor: 0,
             buf: Vec::new(),
             stats,
+            gc_low: sizes.gc_low_free_zones,
+            gc_high: sizes.gc_high_free_zones,
             cfg,
         })
     }
@@ -179,6 +184,11 @@ impl ZoneSwap {
 
     pub fn free_zones(&self) -> u32 {
         self.free.len() as u32
+    }
+
+    /// GC watermarks in use (low, high) in free zones.
+    pub fn watermarks(&self) -> (u32, u32) {
+        (self.gc_low, self.gc_high)
     }
 
     /// Checks the reverse map against the per-zone valid counts (tests).
@@ -476,9 +486,9 @@ impl SwapBackend for ZoneSwap {
 
     fn gc_wanted(&mut self) -> bool {
         let free = self.free.len() as u32;
-        if free < self.cfg.gc_low_free_zones {
+        if free < self.gc_low {
             self.gc_active = true;
-        } else if free >= self.cfg.gc_high_free_zones && self.victim == NONE {
+        } else if free >= self.gc_high && self.victim == NONE {
             self.gc_active = false;
         }
         self.gc_active || self.victim != NONE
