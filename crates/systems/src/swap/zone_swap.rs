@@ -9,10 +9,10 @@
 //! valid pages through host memory into a dedicated GC zone one chunk at a time,
 //! reports each move so the page table (swap entry) is updated, and resets the
 //! victim once empty; it stops at the high watermark. One free zone is kept as the
-//! GC's reserve: swap-out never takes it, so GC can always make progress.
+//! GC's reserve: swap-out never takes it, so GC always has a zone to copy into.
 //!
 //! The [`ZonePolicy`] says what differs between ZNSwap and ZNSage: how writes are
-//! issued (zone append per reclaim batch vs. per-zone bio lists submitted at the
+//! issued (one zone append per page vs. per-zone bio lists submitted at the
 //! write unit), where the reverse map lives (per-LBA device metadata vs. host
 //! memory) and whether GC updates page tables while pages are in memory.
 
