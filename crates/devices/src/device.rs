@@ -80,6 +80,12 @@ impl DeviceStats {
 pub trait Device {
     fn info(&self) -> &DeviceInfo;
 
+    /// Per-LBA metadata bytes of the LBA format the namespace is formatted with
+    /// (NVMe `ms`); 0 for devices without metadata.
+    fn metadata_bytes_per_block(&self) -> u32 {
+        0
+    }
+
     /// Submits `cmd` at virtual time `now_ns`. Rule violations are typed errors and
     /// leave the device unchanged.
     fn submit(

@@ -13,6 +13,10 @@ use thiserror::Error;
 pub const BUILTIN_PROFILES: &[(&str, &str)] = &[
     ("zn540", include_str!("../../../profiles/zn540.toml")),
     (
+        "sk-hynix-zns",
+        include_str!("../../../profiles/sk-hynix-zns.toml"),
+    ),
+    (
         "ssd-conventional",
         include_str!("../../../profiles/ssd-conventional.toml"),
     ),

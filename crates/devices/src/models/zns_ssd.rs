@@ -19,6 +19,13 @@
 //!   without flash.
 //! - **Reset** erases the zone's blocks in the background on its dies (later I/O
 //!   on those dies waits); **finish** pads and programs the open program unit.
+//! - **LBA formats** (optional `[namespace]` section; ZNSage paper §2.2 and Table 1):
+//!   the formats a namespace offers (data size, per-LBA metadata size, relative
+//!   performance) and the one it is formatted with. Metadata crosses the data path
+//!   with its LBA: the controller's per-4 KiB cost and the PCIe transfer are
+//!   charged for data + metadata bytes, plus `metadata_command_us` per command that
+//!   carries metadata (the separate metadata buffer of an NVMe command). A host
+//!   reads the formatted metadata size with [`Device::metadata_bytes_per_block`].
 
 use super::ssd_common::{
     add_utilisation, Controller, ControllerSection, FlashSection, WriteBuffer,
@@ -43,6 +50,33 @@ pub struct ZnsSsdProfile {
     pub zones: ZonesSection,
     pub flash: FlashSection,
     pub controller: ControllerSection,
+    /// LBA formats; absent = one format of `zones.block_bytes` without metadata.
+    #[serde(default)]
+    pub namespace: Option<NamespaceSection>,
+}
+
+/// One LBA format of the namespace (NVMe Identify Namespace LBAF: `ms`, `lbads`, `rp`).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct LbaFormat {
+    /// Data bytes per LBA (2^lbads).
+    pub data_bytes: u32,
+    /// Metadata bytes per LBA (`ms`, including protection information if enabled).
+    pub metadata_bytes: u32,
+    /// Relative performance (0 = best … 3 = degraded), as the device reports it.
+    pub relative_performance: u8,
+}
+
+/// `[namespace]`: the LBA formats offered and the one in use.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamespaceSection {
+    pub lba_formats: Vec<LbaFormat>,
+    /// Index into `lba_formats` the namespace is formatted with; its `data_bytes`
+    /// must equal `zones.block_bytes`.
+    pub formatted_lba_format: u32,
+    /// Controller cost per command that transfers metadata, µs.
+    pub metadata_command_us: f64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -73,6 +107,10 @@ pub struct ZnsSsd {
     programmed_blocks: Vec<u64>,
     write_buffer: WriteBuffer,
     data: Option<BlockStore>,
+    /// Metadata bytes per LBA of the formatted LBA format.
+    metadata_bytes: u32,
+    /// Extra controller time per command carrying metadata.
+    metadata_command_ns: Ns,
     stats: Counts,
 }
 
@@ -137,6 +175,62 @@ impl ZnsSsd {
         )?;
         let c = &p.controller;
         c.validate(&v)?;
+        let (metadata_bytes, metadata_command_ns) = match &p.namespace {
+            None => (0, 0),
+            Some(ns) => {
+                v.range("namespace.lba_formats (count)", ns.lba_formats.len(), 1, 16)?;
+                for (i, f) in ns.lba_formats.iter().enumerate() {
+                    v.check(
+                        &format!("namespace.lba_formats[{i}].data_bytes"),
+                        f.data_bytes,
+                        [512, 4096].contains(&f.data_bytes),
+                        "512 or 4096",
+                    )?;
+                    v.range(
+                        &format!("namespace.lba_formats[{i}].metadata_bytes"),
+                        f.metadata_bytes,
+                        0,
+                        256,
+                    )?;
+                    v.range(
+                        &format!("namespace.lba_formats[{i}].relative_performance"),
+                        f.relative_performance,
+                        0,
+                        3,
+                    )?;
+                }
+                let idx = ns.formatted_lba_format as usize;
+                v.range(
+                    "namespace.formatted_lba_format",
+                    ns.formatted_lba_format,
+                    0,
+                    ns.lba_formats.len() as u32 - 1,
+                )?;
+                let f = ns.lba_formats[idx];
+                v.check(
+                    "namespace.formatted_lba_format",
+                    ns.formatted_lba_format,
+                    f.data_bytes == z.block_bytes,
+                    &format!(
+                        "a format whose data_bytes equals zones.block_bytes ({})",
+                        z.block_bytes
+                    ),
+                )?;
+                v.check(
+                    "namespace.metadata_command_us",
+                    ns.metadata_command_us,
+                    ns.metadata_command_us.is_finite()
+                        && (0.0..=1_000.0).contains(&ns.metadata_command_us),
+                    "0..=1000",
+                )?;
+                let cmd_ns = if f.metadata_bytes > 0 {
+                    zonelab_engine::us_to_ns(ns.metadata_command_us)
+                } else {
+                    0
+                };
+                (f.metadata_bytes, cmd_ns)
+            }
+        };
 
         let geometry = f.geometry(1);
         let unit_bytes = geometry.program_unit_bytes();
@@ -184,8 +278,16 @@ impl ZnsSsd {
             programmed_blocks: vec![0; z.zone_count as usize],
             write_buffer: WriteBuffer::new(c.write_buffer_mib * MIB),
             data: None,
+            metadata_bytes,
+            metadata_command_ns,
             stats: Counts::default(),
         })
+    }
+
+    /// Bytes that cross the data path for `blocks` LBAs: data plus metadata.
+    #[inline]
+    fn path_bytes(&self, blocks: u64) -> u64 {
+        blocks * (self.info.block_bytes as u64 + self.metadata_bytes as u64)
     }
 
     /// Die holding page `page` (counted from the zone start) of `zone`.
@@ -206,7 +308,8 @@ impl ZnsSsd {
         let bb = self.info.block_bytes as u64;
         self.flash.advance(now_ns);
         let bytes = blocks as u64 * bb;
-        let busy = self.ctl.read_busy_ns(bytes);
+        let path_bytes = self.path_bytes(blocks as u64);
+        let busy = self.ctl.read_busy_ns(path_bytes) + self.metadata_command_ns;
         let start = self.ctl.start_command(now_ns, busy);
         let zone_start = self.zones.zone_start(zone);
         let flash_end = zone_start + self.programmed_blocks[zone as usize];
@@ -233,7 +336,7 @@ impl ZnsSsd {
         }
         // Host DMA overlaps the flash reads; the last page's transfer is the tail.
         let tail = self.ctl.pcie_ns(bytes.min(page_blocks * bb));
-        let link_done = self.ctl.dma(start, bytes);
+        let link_done = self.ctl.dma(start, path_bytes);
         self.stats.host_read_bytes += bytes;
         Ok(Completion {
             done_ns: (data_ready + tail).max(link_done),
@@ -245,14 +348,15 @@ impl ZnsSsd {
     fn write_data(&mut self, now_ns: Ns, zone: u32, lba: u64, blocks: u32) -> Ns {
         let bb = self.info.block_bytes as u64;
         let bytes = blocks as u64 * bb;
+        let path_bytes = self.path_bytes(blocks as u64);
         self.flash.advance(now_ns);
-        let busy = self.ctl.write_busy_ns(bytes);
+        let busy = self.ctl.write_busy_ns(path_bytes) + self.metadata_command_ns;
         let start = self.ctl.start_command(now_ns, busy);
         let admitted = self.write_buffer.admit(start, bytes);
         if admitted > start {
             self.stats.buffer_stalls += 1;
         }
-        let dma_done = self.ctl.dma(admitted, bytes);
+        let dma_done = self.ctl.dma(admitted, path_bytes);
         let acked = dma_done.max(admitted + busy);
         self.stats.host_write_bytes += bytes;
         let zone_start = self.zones.zone_start(zone);
@@ -367,6 +471,10 @@ impl Device for ZnsSsd {
 
     fn info(&self) -> &DeviceInfo {
         &self.info
+    }
+
+    fn metadata_bytes_per_block(&self) -> u32 {
+        self.metadata_bytes
     }
 
     fn submit(

@@ -10,6 +10,8 @@ mod mios;
 mod mios_extra;
 mod mu_rmw;
 mod outputs;
+mod znsage;
+mod znsage_runs;
 
 pub use outputs::{write_outputs, OutputFiles};
 
@@ -72,6 +74,7 @@ pub fn targets() -> Vec<Box<dyn Target>> {
         Box::new(mios::MiosTarget),
         Box::new(hhzs_motivation::HhzsMotivationTarget),
         Box::new(hhzs::HhzsTarget),
+        Box::new(znsage::ZnsageTarget),
     ]
 }
 
