@@ -3,6 +3,8 @@
 //! returns figures; [`write_outputs`] turns that into `results.json` (deterministic),
 //! `run-info.json` (wall clock, host), a CSV per plotted series and `report.html`.
 
+mod conzone;
+mod conzone_runs;
 mod devices_table1;
 mod mios;
 mod mios_extra;
@@ -68,6 +70,7 @@ pub fn targets() -> Vec<Box<dyn Target>> {
         Box::new(devices_table1::DevicesTable1),
         Box::new(mu_rmw::MuRmwTarget),
         Box::new(mios::MiosTarget),
+        Box::new(conzone::ConZoneTarget),
     ]
 }
 

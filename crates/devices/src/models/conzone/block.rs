@@ -436,6 +436,7 @@ impl ConZoneBlock {
             };
         let mut map_t = t0;
         let mut done = t0;
+        let mut fetched: Option<u64> = None;
         let mut group: Option<(u32, u64, bool, u64, Ns)> = None;
         for lpn in lba..lba + blocks as u64 {
             if self.buffers.iter().any(|b| b.0.contains(&lpn)) {
@@ -452,8 +453,13 @@ impl ConZoneBlock {
                 self.counts.l2p_hits += 1;
             } else {
                 self.counts.l2p_misses += 1;
-                let chip = ((lpn / ENTRIES_PER_MAP_PAGE) % self.g.chips as u64) as u32;
-                map_t = self.hw.fetch_map(map_t, chip);
+                // One fetch per mapping page (1024 entries) per request.
+                let map_page = lpn / ENTRIES_PER_MAP_PAGE;
+                if fetched != Some(map_page) {
+                    fetched = Some(map_page);
+                    let chip = (map_page % self.g.chips as u64) as u32;
+                    map_t = self.hw.fetch_map(map_t, chip);
+                }
                 self.cache.insert(k, false);
             }
             let (chip, fp, slc) = if e & REG_BIT != 0 {

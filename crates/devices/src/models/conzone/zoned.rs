@@ -595,6 +595,7 @@ impl ConZone {
             };
         let mut map_t = t0;
         let mut done = t0;
+        let mut fetched: Vec<u64> = Vec::new();
         // Pending flash read: (chip, flash page id, SLC?, pages, ready).
         let mut group: Option<(u32, u64, bool, u64, Ns)> = None;
         let zs = self.zones.zone_start(zone);
@@ -614,7 +615,7 @@ impl ConZone {
                 continue;
             }
             if !self.l2p_lookup(zone, off) {
-                map_t = self.l2p_miss(zone, off, map_t);
+                map_t = self.l2p_miss(zone, off, map_t, &mut fetched);
             }
             let (chip, fp, slc) = if e == REGULAR {
                 let lpn = self.lpn(zone, off);
@@ -674,7 +675,10 @@ impl ConZone {
     /// Fetches the mapping entry of `off` from flash (§3.3 steps 1-4) and caches
     /// it. BITMAP knows the granularity: one fetch. MULTIPLE tries zone, chunk and
     /// page entries in turn, one dependent fetch each. Returns when it is known.
-    fn l2p_miss(&mut self, zone: u32, off: u64, ready: Ns) -> Ns {
+    /// `fetched` lists the (search level, mapping page) pairs already read for the
+    /// current request: a mapping page holds 1024 consecutive entries, so a large
+    /// request pays one fetch per mapping page and level, not one per logical page.
+    fn l2p_miss(&mut self, zone: u32, off: u64, ready: Ns, fetched: &mut Vec<u64>) -> Ns {
         let gran = self.map.gran(zone, off);
         let zone_first = self.lpn(zone, 0);
         let chunk_first = self.lpn(zone, off / self.map.chunk_pages * self.map.chunk_pages);
@@ -689,8 +693,15 @@ impl ConZone {
             (_, MissHandling::Multiple, Gran::Page) => vec![zone_first, chunk_first, lpn],
         };
         let mut t = ready;
-        for entry in chain {
+        for (level, entry) in chain.into_iter().enumerate() {
+            // Each level of the search is its own flash read (reference map_read);
+            // a request does not re-read a (level, mapping page) it already read.
             let map_page = entry / ENTRIES_PER_MAP_PAGE;
+            let tag = ((level as u64) << 60) | map_page;
+            if fetched.contains(&tag) {
+                continue;
+            }
+            fetched.push(tag);
             let chip = (map_page % self.g.chips as u64) as u32;
             t = self.hw.fetch_map(t, chip);
         }
