@@ -3,7 +3,8 @@
 //! ConZone mapping is consistent (`check_invariants`: regular prefix + SLC run +
 //! buffer = write pointer, SLC owners match, valid counts match) and every read
 //! returns what a reference model (a map of LBA → last written version) holds,
-//! through the write buffer, SLC, merges, migration, SLC GC and resets.
+//! through the write buffer, SLC, merges, migration, SLC GC and resets, with
+//! TLC (SLC bypass) and QLC (all through SLC), page- and zone-managed SLC.
 
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -32,7 +33,7 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn device(qlc: bool, modulo: bool, page_map: bool) -> ConZone {
+fn device(qlc: bool, modulo: bool, page_map: bool, zoned_slc: bool) -> ConZone {
     let mut t = find_profile(if qlc { "conzone-qlc" } else { "conzone-tlc" })
         .unwrap()
         .text;
@@ -53,6 +54,11 @@ fn device(qlc: bool, modulo: bool, page_map: bool) -> ConZone {
     if modulo {
         t = t.replace("mapping = \"associative\"", "mapping = \"modulo\"");
     }
+    if zoned_slc {
+        t = t
+            .replace("management = \"page\"", "management = \"zone\"")
+            .replace("blocks_per_chip = 3", "blocks_per_chip = 6");
+    }
     if page_map {
         t = t.replace("mapping = \"hybrid\"", "mapping = \"page\"");
     }
@@ -70,15 +76,16 @@ fn pattern(lba: u64, version: u32) -> Vec<u8> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
     #[test]
     fn mapping_and_data_match_a_reference(
         ops in proptest::collection::vec(op(), 1..80),
         qlc in any::<bool>(),
         modulo in any::<bool>(),
         page_map in any::<bool>(),
+        zoned_slc in any::<bool>(),
     ) {
-        let mut d = device(qlc, modulo, page_map);
+        let mut d = device(qlc, modulo, page_map, zoned_slc);
         let info = d.info().zoned.clone().unwrap();
         let (zs, cap) = (info.zone_size_blocks, info.zone_capacity_blocks);
         let mut wp = [0u64; 4];

@@ -340,7 +340,7 @@ impl ConZoneBlock {
             }
             let ppn = self
                 .slc
-                .alloc(owner(BLOCK_NS, lpn))
+                .alloc(owner(BLOCK_NS, lpn), 0)
                 .ok_or(DeviceError::NoSpace { command: "flush" })?;
             self.map[lpn as usize] = ppn;
             self.move_payload(KEY_BUF | lpn, KEY_SLC | ppn);

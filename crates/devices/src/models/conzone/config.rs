@@ -68,6 +68,18 @@ pub enum SlcStaging {
     All,
 }
 
+/// How SLC space is managed (§6.5): shared by all zones page by page, or in
+/// superblocks dedicated to one zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SlcManagement {
+    /// `pageslc`: one shared SLC write frontier; GC migrates per victim's pages.
+    Page,
+    /// `zonedslc`: each zone's SLC data in its own superblocks; migration moves a
+    /// zone's whole SLC run, a reset zone's superblocks are erased directly.
+    Zone,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlashSection {
@@ -123,6 +135,7 @@ pub struct SlcSection {
     /// SLC-mode blocks per chip for data (the first n blocks of each chip).
     pub blocks_per_chip: u32,
     pub staging: SlcStaging,
+    pub management: SlcManagement,
     /// SLC GC runs when free SLC superblocks drop to this many.
     pub gc_free_superblocks: u32,
 }
@@ -204,6 +217,7 @@ pub struct Geometry {
     pub miss_handling: MissHandling,
     pub pin_aggregated: bool,
     pub staging: SlcStaging,
+    pub slc_management: SlcManagement,
     pub slc_gc_free: u32,
     pub regular: RegularCell,
 }
@@ -375,6 +389,7 @@ impl ConZoneProfile {
             miss_handling: l.miss_handling,
             pin_aggregated: l.pin_aggregated,
             staging: s.staging,
+            slc_management: s.management,
             slc_gc_free: s.gc_free_superblocks,
             regular: f.cell_type,
         })

@@ -4,6 +4,11 @@
 //! partial programming), rotating over the chips one SLC program unit (page ×
 //! planes) at a time. Every page records its owner so GC can migrate valid data
 //! and a superblock whose pages are all invalid is erased directly.
+//!
+//! Pages are allocated from an open superblock per *stream*: one shared stream
+//! when SLC is managed per page (`pageslc`), one stream per zone when it is
+//! managed per zone (`zonedslc`, §6.5), so a zone's SLC data never shares a
+//! superblock with another zone's.
 
 use std::collections::VecDeque;
 
@@ -44,7 +49,8 @@ pub struct SlcArea {
     written: Vec<u64>,
     state: Vec<SbState>,
     free: VecDeque<u32>,
-    open: Option<u32>,
+    /// Open superblock of each stream, by stream id (few streams: a small Vec).
+    open: Vec<(u64, u32)>,
     /// Superblocks erased because all their pages were invalid (no copy).
     pub direct_erases: u64,
     /// Superblocks erased by GC after migrating their valid pages.
@@ -64,7 +70,7 @@ impl SlcArea {
             written: vec![0; superblocks as usize],
             state: vec![SbState::Free; superblocks as usize],
             free: (0..superblocks).collect(),
-            open: None,
+            open: Vec::new(),
             direct_erases: 0,
             gc_erases: 0,
         }
@@ -81,12 +87,6 @@ impl SlcArea {
     /// Free superblocks (not counting the open one's remaining space).
     pub fn free_count(&self) -> u32 {
         self.free.len() as u32
-    }
-
-    /// Pages still writable without opening a free superblock.
-    pub fn open_room(&self) -> u64 {
-        self.open
-            .map_or(0, |sb| self.sb_pages - self.written[sb as usize])
     }
 
     pub fn valid_pages_total(&self) -> u64 {
@@ -109,17 +109,15 @@ impl SlcArea {
         self.owner[ppn as usize]
     }
 
-    /// Allocates the next page for `owner`; `None` when no space is left.
-    pub fn alloc(&mut self, owner: u64) -> Option<u64> {
-        let sb = match self.open {
-            Some(sb) if self.written[sb as usize] < self.sb_pages => sb,
-            _ => {
-                if let Some(sb) = self.open.take() {
-                    self.close(sb);
-                }
+    /// Allocates the next page for `owner` in `stream`'s open superblock (opening
+    /// a free one if needed); `None` when no space is left.
+    pub fn alloc(&mut self, owner: u64, stream: u64) -> Option<u64> {
+        let sb = match self.open.iter().find(|o| o.0 == stream) {
+            Some(&(_, sb)) => sb,
+            None => {
                 let sb = self.free.pop_front()?;
                 self.state[sb as usize] = SbState::Open;
-                self.open = Some(sb);
+                self.open.push((stream, sb));
                 sb
             }
         };
@@ -128,10 +126,19 @@ impl SlcArea {
         self.valid[sb as usize] += 1;
         self.owner[ppn as usize] = owner;
         if self.written[sb as usize] == self.sb_pages {
-            self.open = None;
+            self.open.retain(|o| o.1 != sb);
             self.close(sb);
         }
         Some(ppn)
+    }
+
+    /// Closes `stream`'s open superblock (its zone was reset). Returns it if it
+    /// holds no valid page, for the caller to erase (`erase_done`).
+    pub fn close_stream(&mut self, stream: u64) -> Option<u32> {
+        let i = self.open.iter().position(|o| o.0 == stream)?;
+        let (_, sb) = self.open.remove(i);
+        self.close(sb);
+        (self.valid[sb as usize] == 0).then_some(sb)
     }
 
     fn close(&mut self, sb: u32) {
@@ -181,9 +188,7 @@ impl SlcArea {
         }
         self.written[sb as usize] = 0;
         self.state[sb as usize] = SbState::Free;
-        if self.open == Some(sb) {
-            self.open = None;
-        }
+        self.open.retain(|o| o.1 != sb);
         self.free.push_back(sb);
     }
 }
@@ -195,7 +200,7 @@ mod tests {
     #[test]
     fn pages_rotate_over_chips_per_unit_and_full_invalid_superblocks_are_reported() {
         let mut s = SlcArea::new(2, 2, 4, 2);
-        let pages: Vec<u64> = (0..8).map(|i| s.alloc(owner(0, i)).unwrap()).collect();
+        let pages: Vec<u64> = (0..8).map(|i| s.alloc(owner(0, i), 0).unwrap()).collect();
         let chips: Vec<u32> = pages.iter().map(|&p| s.chip_of(p)).collect();
         assert_eq!(chips, vec![0, 0, 1, 1, 0, 0, 1, 1]);
         assert_eq!(s.free_count(), 1);
@@ -206,5 +211,11 @@ mod tests {
         s.erase_done(0, false);
         assert_eq!(s.free_count(), 2);
         assert_eq!(s.direct_erases, 1);
+        // Per-stream superblocks: two streams never share one.
+        let a = s.alloc(owner(0, 100), 1).unwrap();
+        let b = s.alloc(owner(0, 200), 2).unwrap();
+        assert_ne!(a / s.sb_pages(), b / s.sb_pages());
+        s.invalidate(a);
+        assert_eq!(s.close_stream(1), Some((a / s.sb_pages()) as u32));
     }
 }

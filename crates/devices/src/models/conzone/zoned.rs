@@ -5,7 +5,9 @@
 //! early completion); reads pay the firmware cost, the L2P lookup (mapping-page
 //! fetches on a miss), the flash reads and the host transfer.
 
-use super::config::{ConZoneProfile, Geometry, MissHandling, SlcStaging, LOGICAL_PAGE_BYTES};
+use super::config::{
+    ConZoneProfile, Geometry, MissHandling, SlcManagement, SlcStaging, LOGICAL_PAGE_BYTES,
+};
 use super::hardware::{Cells, Hardware};
 use super::l2p_cache::{key, Gran, L2pCache};
 use super::slc::{owner, owner_lpn, SlcArea};
@@ -92,6 +94,25 @@ impl ConZone {
                 z.zone_count,
                 z.zone_count.is_multiple_of(g.chips),
                 &format!("a multiple of the {} chips in sub-block mode", g.chips),
+            )?;
+        }
+        if g.slc_management == SlcManagement::Zone {
+            // zonedslc: every active zone may hold an open SLC superblock, and GC
+            // needs its reserve on top.
+            let active = if z.max_active_zones == 0 {
+                z.zone_count
+            } else {
+                z.max_active_zones
+            };
+            let need = active + g.slc_gc_free + 1;
+            v.check(
+                "slc.blocks_per_chip",
+                g.slc_blocks_per_chip,
+                g.slc_blocks_per_chip >= need,
+                &format!(
+                    "at least {need} with management = \"zone\" (max active zones {active} + gc_free_superblocks {} + 1)",
+                    g.slc_gc_free
+                ),
             )?;
         }
         let cap = g.block_pages * z.zone_chips as u64;
@@ -379,7 +400,7 @@ impl ConZone {
         let mut group: Option<(u32, u64, u64)> = None; // (chip, flash page, pages)
         for off in first..first + n {
             let lpn = self.lpn(zone, off);
-            let ppn = self.alloc_slc(owner(ZONED_NS, lpn), ready)?;
+            let ppn = self.alloc_slc(owner(ZONED_NS, lpn), zone, ready)?;
             self.map.set(zone, off, ppn);
             let lba = self.lba(zone, off);
             self.move_payload(KEY_BUF | lba, KEY_SLC | ppn);
@@ -402,13 +423,23 @@ impl ConZone {
         Ok(done)
     }
 
-    fn alloc_slc(&mut self, o: u64, ready: Ns) -> Result<u64, DeviceError> {
-        if let Some(p) = self.slc.alloc(o) {
+    /// SLC allocation stream of `zone`: shared (pageslc) or the zone's own.
+    #[inline]
+    fn slc_stream(&self, zone: u32) -> u64 {
+        match self.g.slc_management {
+            SlcManagement::Page => 0,
+            SlcManagement::Zone => zone as u64 + 1,
+        }
+    }
+
+    fn alloc_slc(&mut self, o: u64, zone: u32, ready: Ns) -> Result<u64, DeviceError> {
+        let stream = self.slc_stream(zone);
+        if let Some(p) = self.slc.alloc(o, stream) {
             return Ok(p);
         }
         self.slc_gc(ready)?;
         self.slc
-            .alloc(o)
+            .alloc(o, stream)
             .ok_or(DeviceError::NoSpace { command: "write" })
     }
 
@@ -528,16 +559,22 @@ impl ConZone {
                 break;
             };
             self.counts.slc_gc_runs += 1;
-            // Migration first (§2.1): zones whose SLC run has whole program units.
+            // Migration first (§2.1): SLC runs move to regular blocks in whole
+            // program units. pageslc moves the units holding the victim's pages;
+            // zonedslc moves the zone's whole SLC run (§6.5).
             let mut zones: Vec<u32> = self
                 .slc
                 .valid_in(victim)
                 .iter()
                 .map(|&p| (owner_lpn(self.slc.owner_of(p)) / self.map.cap) as u32)
                 .collect();
+            zones.sort_unstable();
             zones.dedup();
             for zone in zones {
-                while self.map.slc_run[zone as usize] >= self.g.unit_pages {
+                while self.map.slc_run[zone as usize] >= self.g.unit_pages
+                    && (self.g.slc_management == SlcManagement::Zone
+                        || self.victim_holds(victim, zone))
+                {
                     let unit = self.g.unit_pages;
                     let r = self.read_slc_run(zone, unit, ready);
                     self.counts.migrated_pages += unit;
@@ -560,9 +597,10 @@ impl ConZone {
                 let r = self.hw.read(ready, chip, 1, Cells::Slc);
                 // The victim is erased below, not here, even if this empties it.
                 let _ = self.slc.invalidate(p);
+                let stream = self.slc_stream(zone);
                 let np = self
                     .slc
-                    .alloc(o)
+                    .alloc(o, stream)
                     .ok_or(DeviceError::NoSpace { command: "write" })?;
                 let w = self.hw.program(r, self.slc.chip_of(np), 1, Cells::Slc);
                 done = done.max(w);
@@ -578,6 +616,16 @@ impl ConZone {
             }
         }
         Ok(done)
+    }
+
+    /// Whether SLC superblock `sb` still holds a valid page of `zone`.
+    fn victim_holds(&self, sb: u32, zone: u32) -> bool {
+        self.slc.is_full(sb)
+            && self
+                .slc
+                .valid_in(sb)
+                .iter()
+                .any(|&p| owner_lpn(self.slc.owner_of(p)) / self.map.cap == zone as u64)
     }
 
     // ----------------------------------------------------------------- reads
@@ -745,6 +793,16 @@ impl ConZone {
         }
         for off in 0..reg + run {
             self.map.set(zone, off, UNMAPPED);
+        }
+        // zonedslc: the zone's open SLC superblock holds only its (now invalid)
+        // data; it is erased directly.
+        if self.g.slc_management == SlcManagement::Zone {
+            if let Some(sb) = self.slc.close_stream(self.slc_stream(zone)) {
+                for chip in 0..self.g.chips {
+                    self.hw.erase(done, chip, Cells::Slc);
+                }
+                self.slc.erase_done(sb, false);
+            }
         }
         for off in 0..written.max(reg + run) {
             let lpn = self.lpn(zone, off);
