@@ -42,6 +42,7 @@ fn conzone_small_scale_is_deterministic_and_keeps_the_papers_directions() {
         "fig9.hybrid_1g_over_page_1g",
         "fig9c.bw_gain_no_conflict",
         "fig9c.waf_reduction_no_conflict",
+        "fig12.zonedslc_over_pageslc_bw",
         "fig13.multiple_drop_at_27pct",
     ] {
         assert!(ids.contains(&id), "{id} missing");
@@ -67,6 +68,9 @@ fn conzone_small_scale_is_deterministic_and_keeps_the_papers_directions() {
         assert!(pm.1 <= pb.1);
     }
     assert!(m.last().unwrap().1 < b.last().unwrap().1);
+    // Fig. 12: both SLC policies ran and wrote the same host data.
+    let f12 = series(&r, "fig12_streams", "zonedslc");
+    assert!(f12[0].1 > 0.0, "{f12:?}");
     // Fig. 8: four sequential readers get more bandwidth than one.
     let z = series(&r, "fig8_seq_bandwidth", "ConZone - Zoned Device");
     assert!(z[3].1 > z[2].1, "{z:?}");

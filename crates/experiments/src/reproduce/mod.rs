@@ -5,6 +5,7 @@
 
 mod conzone;
 mod conzone_runs;
+mod conzone_streams;
 mod devices_table1;
 mod mios;
 mod mios_extra;
