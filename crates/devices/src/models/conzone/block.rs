@@ -9,7 +9,7 @@
 //! writes as in the zoned device; it moves to regular blocks when SLC GC runs.
 
 use super::config::{ConZoneProfile, Geometry, LOGICAL_PAGE_BYTES};
-use super::hardware::{Cells, Hardware};
+use super::hardware::{Cells, Hardware, Issuer};
 use super::l2p_cache::{key, Gran, L2pCache};
 use super::slc::{owner, owner_lpn, SlcArea, NO_OWNER};
 use crate::block_store::BlockStore;
@@ -360,6 +360,7 @@ impl ConZoneBlock {
                 break;
             }
             self.counts.gc_runs += 1;
+            self.hw.issuer = Issuer::Background;
             let first = victim as u64 * self.reg.sb_pages;
             let valid: Vec<(u64, u64)> = (first..first + self.reg.sb_pages)
                 .filter(|&p| self.reg.p2l[p as usize] != NO_OWNER)
@@ -385,6 +386,7 @@ impl ConZoneBlock {
             self.reg.written[v] = 0;
             self.reg.full[v] = false;
             self.reg.free.push_back(victim);
+            self.hw.issuer = Issuer::User;
         }
         Ok(done)
     }
@@ -397,6 +399,7 @@ impl ConZoneBlock {
                 break;
             };
             self.counts.slc_gc_runs += 1;
+            self.hw.issuer = Issuer::Background;
             let valid = self.slc.valid_in(victim);
             let mut r = ready;
             let mut lpns = Vec::with_capacity(valid.len());
@@ -420,6 +423,7 @@ impl ConZoneBlock {
             if self.slc.is_full(victim) {
                 self.slc.erase_done(victim, true);
             }
+            self.hw.issuer = Issuer::User;
         }
         Ok(done)
     }

@@ -98,6 +98,9 @@ pub struct FlashSection {
     pub channel_mib_s: f64,
     pub host_link_mb_s: f64,
     pub queue_depth: u32,
+    /// §4.2: user commands preempt queued background (migration / GC) commands.
+    #[serde(default)]
+    pub preempt_migration: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -204,6 +207,7 @@ pub struct Geometry {
     pub channel_bytes_per_s: u64,
     pub link_bytes_per_s: u64,
     pub queue_depth: u32,
+    pub preempt_migration: bool,
     pub fw_read_4kib_ns: Ns,
     pub fw_read_ns: Ns,
     pub fw_wbuf_ns: Ns,
@@ -376,6 +380,7 @@ impl ConZoneProfile {
             channel_bytes_per_s: (f.channel_mib_s * MIB as f64) as u64,
             link_bytes_per_s: (f.host_link_mb_s * 1e6) as u64,
             queue_depth: f.queue_depth,
+            preempt_migration: f.preempt_migration,
             fw_read_4kib_ns: us_to_ns(fw.read_4kib_us),
             fw_read_ns: us_to_ns(fw.read_us),
             fw_wbuf_ns: us_to_ns(fw.write_buffer_us),

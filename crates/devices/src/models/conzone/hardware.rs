@@ -4,11 +4,16 @@
 //! queue-depth limit. Timing follows NVMeVirt/ConZone: each parallel unit keeps
 //! the time it is next free; a read senses on the chip then moves data over the
 //! channel; a program moves data over the channel then programs on the chip.
+//! Each chip's queue ([`ChipQueue`]) is FIFO, or lets user commands preempt
+//! background ones when `flash.preempt_migration` is set (§4.2).
 
+use super::chip_queue::{ChipQueue, OpKind};
 use super::config::{Geometry, LOGICAL_PAGE_BYTES};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use zonelab_engine::{transfer_ns, GapTimeline, Ns, Timeline};
+
+pub use super::chip_queue::OpKind as Issuer;
 
 /// Which cells an operation touches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,23 +37,27 @@ pub struct OpCounts {
 /// Chips, channels, host link and the queue-depth limit.
 #[derive(Debug)]
 pub struct Hardware {
-    chips: Vec<Timeline>,
+    chips: Vec<ChipQueue>,
     channels: Vec<GapTimeline>,
     link: Timeline,
     in_flight: BinaryHeap<Reverse<Ns>>,
     g: Geometry,
     pub ops: OpCounts,
+    /// Who issues the commands booked now (firmware sets Background for GC and
+    /// migration, §4.2).
+    pub issuer: OpKind,
 }
 
 impl Hardware {
     pub fn new(g: &Geometry) -> Self {
         Self {
-            chips: vec![Timeline::new(); g.chips as usize],
+            chips: vec![ChipQueue::default(); g.chips as usize],
             channels: vec![GapTimeline::new(); g.channels as usize],
             link: Timeline::new(),
             in_flight: BinaryHeap::new(),
             g: g.clone(),
             ops: OpCounts::default(),
+            issuer: OpKind::User,
         }
     }
 
@@ -103,10 +112,11 @@ impl Hardware {
 
     fn read_raw(&mut self, ready_ns: Ns, chip: u32, bytes: u64, t_r: Ns) -> Ns {
         let ch = self.channel_of(chip);
-        let (_, sensed) = self.chips[chip as usize].reserve(ready_ns, t_r);
+        let (kind, preempt) = (self.issuer, self.g.preempt_migration);
+        let (_, sensed) = self.chips[chip as usize].reserve(ready_ns, t_r, kind, preempt);
         let (_, out) =
             self.channels[ch].reserve(sensed, transfer_ns(bytes, self.g.channel_bytes_per_s));
-        self.chips[chip as usize].hold_until(out);
+        self.chips[chip as usize].extend(sensed, out, kind, preempt);
         out
     }
 
@@ -134,7 +144,10 @@ impl Hardware {
             ready_ns,
             transfer_ns(pages * LOGICAL_PAGE_BYTES, self.g.channel_bytes_per_s),
         );
-        self.chips[chip as usize].reserve(loaded, t_prog).1
+        let (kind, preempt) = (self.issuer, self.g.preempt_migration);
+        self.chips[chip as usize]
+            .reserve(loaded, t_prog, kind, preempt)
+            .1
     }
 
     /// Erases one block on `chip`.
@@ -143,8 +156,9 @@ impl Hardware {
             Cells::Slc => self.ops.slc_erases += 1,
             Cells::Regular => self.ops.regular_erases += 1,
         }
+        let (kind, preempt) = (self.issuer, self.g.preempt_migration);
         self.chips[chip as usize]
-            .reserve(ready_ns, self.g.erase_ns)
+            .reserve(ready_ns, self.g.erase_ns, kind, preempt)
             .1
     }
 

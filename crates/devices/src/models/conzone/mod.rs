@@ -6,6 +6,7 @@
 //!
 //! - [`config`]: the profile, its validation and the derived geometry.
 //! - [`hardware`]: chips, channels, host link, queue depth (Table 2 latencies).
+//! - [`chip_queue`]: per-chip command queues, FIFO or user-first (§4.2).
 //! - [`write_buffer`]: the zoned write buffers and their zone mapping (§3.2).
 //! - [`slc`]: SLC superblocks, page allocation, victim selection (§3.4).
 //! - [`zone_map`]: the flat mapping table with hybrid granularity (§3.3).
@@ -14,6 +15,7 @@
 //! - [`block`]: the block device (`model = "conzone-block"`).
 
 pub mod block;
+pub mod chip_queue;
 pub mod config;
 pub mod hardware;
 pub mod l2p_cache;

@@ -8,7 +8,7 @@
 use super::config::{
     ConZoneProfile, Geometry, MissHandling, SlcManagement, SlcStaging, LOGICAL_PAGE_BYTES,
 };
-use super::hardware::{Cells, Hardware};
+use super::hardware::{Cells, Hardware, Issuer};
 use super::l2p_cache::{key, Gran, L2pCache};
 use super::slc::{owner, owner_lpn, SlcArea};
 use super::write_buffer::{Choice, WriteBuffers};
@@ -547,7 +547,9 @@ impl ConZone {
     /// the SLC write frontier), and erase it.
     fn slc_gc(&mut self, ready: Ns) -> Result<Ns, DeviceError> {
         self.in_gc = true;
+        self.hw.issuer = Issuer::Background;
         let r = self.slc_gc_inner(ready);
+        self.hw.issuer = Issuer::User;
         self.in_gc = false;
         r
     }
