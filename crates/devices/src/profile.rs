@@ -26,6 +26,10 @@ pub const BUILTIN_PROFILES: &[(&str, &str)] = &[
         include_str!("../../../profiles/conzone-qlc.toml"),
     ),
     (
+        "conzone-plus-tlc",
+        include_str!("../../../profiles/conzone-plus-tlc.toml"),
+    ),
+    (
         "conzone-tlc-block",
         include_str!("../../../profiles/conzone-tlc-block.toml"),
     ),

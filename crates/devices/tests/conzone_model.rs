@@ -531,3 +531,125 @@ fn runs_are_deterministic() {
     };
     assert_eq!(run(), run());
 }
+
+#[test]
+fn two_namespaces_keep_separate_logical_spaces_but_share_the_chips() {
+    use zonelab_devices::models::conzone::namespaces::{META_NS, ZONED_NS};
+    use zonelab_devices::models::conzone::ConZonePlus;
+    let open = || ConZonePlus::from_profile(&find_profile("conzone-plus-tlc").unwrap()).unwrap();
+    let mut d = open();
+    assert_eq!(d.namespace(META_NS).info().capacity_bytes(), 256 << 20);
+    assert!(d.namespace(META_NS).info().zoned.is_none());
+    assert_eq!(
+        d.namespace(ZONED_NS)
+            .info()
+            .zoned
+            .as_ref()
+            .unwrap()
+            .zone_count,
+        42
+    );
+    // The same LBA in each namespace holds different data.
+    let t = write_pages(&mut d.namespace(META_NS), 0, 0, 4, 1);
+    let t = write_pages(&mut d.namespace(ZONED_NS), t, 0, 4, 2);
+    let t = d
+        .submit_ns(META_NS, t, &Command::Flush, Payload::SizeOnly)
+        .unwrap()
+        .done_ns;
+    let t = d
+        .submit_ns(ZONED_NS, t, &Command::Flush, Payload::SizeOnly)
+        .unwrap()
+        .done_ns;
+    assert!(
+        read_back(&mut d.namespace(META_NS), t, 0, 4)
+            == (0..4).flat_map(|l| pattern(l, 1)).collect::<Vec<_>>()
+    );
+    assert!(
+        read_back(&mut d.namespace(ZONED_NS), t, 0, 4)
+            == (0..4).flat_map(|l| pattern(l, 2)).collect::<Vec<_>>()
+    );
+    // Metadata is kept in SLC only; overwrites and SLC GC keep it readable.
+    let mut t = t;
+    let mut last = BTreeMap::new();
+    for i in 0..10_000u64 {
+        let lba = (i * 7) % 2048;
+        t = write_pages(&mut d.namespace(META_NS), t, lba, 8, 10 + i as u32);
+        for l in lba..lba + 8 {
+            last.insert(l, 10 + i as u32);
+        }
+        t = d
+            .submit_ns(META_NS, t, &Command::Flush, Payload::SizeOnly)
+            .unwrap()
+            .done_ns;
+    }
+    let meta = d.namespace(META_NS).stats(t);
+    assert_eq!(
+        meta.counters["regular_program_pages"], 0,
+        "metadata stays in SLC"
+    );
+    // 312 MiB written into a 288 MiB SLC pool: superblocks were reclaimed.
+    assert!(meta.counters["slc_erases"] > 0, "{:?}", meta.counters);
+    for (&l, &v) in last.iter().step_by(97) {
+        assert!(
+            read_back(&mut d.namespace(META_NS), t, l, 1) == pattern(l, v),
+            "meta LBA {l}"
+        );
+    }
+    assert!(
+        read_back(&mut d.namespace(ZONED_NS), t, 0, 4)
+            == (0..4).flat_map(|l| pattern(l, 2)).collect::<Vec<_>>()
+    );
+    // Shared chips: zoned reads are slower while the metadata namespace writes.
+    let read_zoned = |d: &mut ConZonePlus, t0: u64, busy_meta: bool| {
+        let mut t = t0;
+        let mut sum = 0;
+        for i in 0..200u64 {
+            if busy_meta {
+                let b = vec![7u8; 8 * PAGE];
+                d.submit_ns(
+                    META_NS,
+                    t,
+                    &Command::Write {
+                        lba: (i * 64) % 2048,
+                        blocks: 8,
+                    },
+                    Payload::Write(&b),
+                )
+                .unwrap();
+                d.submit_ns(META_NS, t, &Command::Flush, Payload::SizeOnly)
+                    .unwrap();
+            }
+            let done = d
+                .submit_ns(
+                    ZONED_NS,
+                    t,
+                    &Command::Read {
+                        lba: i % 4,
+                        blocks: 1,
+                    },
+                    Payload::SizeOnly,
+                )
+                .unwrap()
+                .done_ns;
+            sum += done - t;
+            t = done;
+        }
+        (sum, t)
+    };
+    let (quiet, t) = read_zoned(&mut d, t + 10_000_000, false);
+    let (busy, _) = read_zoned(&mut d, t + 10_000_000, true);
+    assert!(busy > quiet, "contention: busy {busy} vs quiet {quiet}");
+    // Bad metadata sizes name the field.
+    let text = find_profile("conzone-plus-tlc")
+        .unwrap()
+        .text
+        .replace("logical_mib = 256", "logical_mib = 4096");
+    let err = ConZonePlus::from_profile(&ProfileSource {
+        source_name: "bad".into(),
+        text,
+    })
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(err.contains("metadata.logical_mib"), "{err}");
+}

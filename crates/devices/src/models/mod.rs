@@ -23,6 +23,7 @@ pub const MODELS: &[&str] = &[
     "ef-smr",
     "conzone",
     "conzone-block",
+    "conzone-plus",
 ];
 
 /// Builds a device from a profile's source, validating every value.
@@ -36,6 +37,7 @@ pub fn build(src: &ProfileSource) -> Result<Box<dyn Device>, ProfileError> {
         "ef-smr" => Ok(Box::new(ef_smr::EfSmr::from_profile(src)?)),
         "conzone" => Ok(Box::new(conzone::ConZone::from_profile(src)?)),
         "conzone-block" => Ok(Box::new(conzone::ConZoneBlock::from_profile(src)?)),
+        "conzone-plus" => Ok(Box::new(conzone::ConZonePlus::from_profile(src)?)),
         _ => Err(ProfileError::UnknownModel {
             profile: src.source_name.clone(),
             model,

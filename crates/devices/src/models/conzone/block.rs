@@ -119,6 +119,9 @@ pub struct ConZoneBlock {
     buffers: Vec<(Vec<u64>, Ns)>,
     current: usize,
     data: Option<BlockStore>,
+    /// Metadata namespace of ConZone+ (§4): every page lives in SLC, SLC GC
+    /// copies within SLC; no regular blocks.
+    slc_only: bool,
     pub counts: BlockCounts,
 }
 
@@ -129,6 +132,16 @@ impl ConZoneBlock {
     }
 
     pub fn new(p: ConZoneProfile, source_name: &str) -> Result<Self, ProfileError> {
+        Self::with_mode(p, source_name, false)
+    }
+
+    /// As [`new`](Self::new); `slc_only` keeps every page in SLC (the metadata
+    /// namespace of ConZone+, §4: "places all data from namespace 0 into SLC").
+    pub fn with_mode(
+        p: ConZoneProfile,
+        source_name: &str,
+        slc_only: bool,
+    ) -> Result<Self, ProfileError> {
         let g = p.validate(source_name)?;
         let v = Validator::new(source_name);
         let Some(b) = p.block.clone() else {
@@ -141,7 +154,11 @@ impl ConZoneBlock {
         let lpns = b.capacity_mib * MIB / LOGICAL_PAGE_BYTES;
         let sb_pages = g.block_pages * g.chips as u64;
         let physical = lpns + lpns * b.op_percent as u64 / 100;
-        let superblocks = physical.div_ceil(sb_pages) as u32 + b.gc_free_superblocks + 2;
+        let superblocks = if slc_only {
+            0
+        } else {
+            physical.div_ceil(sb_pages) as u32 + b.gc_free_superblocks + 2
+        };
         let info = DeviceInfo {
             name: p.name.clone(),
             model: p.model.clone(),
@@ -166,6 +183,7 @@ impl ConZoneBlock {
             buffers: vec![(Vec::new(), 0); g.buffer_count as usize],
             current: 0,
             data: None,
+            slc_only,
             counts: BlockCounts::default(),
             g,
         })
@@ -203,6 +221,13 @@ impl ConZoneBlock {
             ));
         }
         Ok(())
+    }
+
+    /// Swaps the hardware and L2P cache with `hw` / `cache` (ConZone+ runs two
+    /// namespaces' controllers on one shared medium, §4).
+    pub fn swap_shared(&mut self, hw: &mut Hardware, cache: &mut L2pCache) {
+        std::mem::swap(&mut self.hw, hw);
+        std::mem::swap(&mut self.cache, cache);
     }
 
     fn move_payload(&mut self, from: u64, to: u64) {
@@ -276,7 +301,11 @@ impl ConZoneBlock {
     fn flush(&mut self, idx: usize, ready: Ns) -> Result<Ns, DeviceError> {
         let pages = std::mem::take(&mut self.buffers[idx].0);
         let unit = self.g.unit_pages as usize;
-        let whole = pages.len() / unit * unit;
+        let whole = if self.slc_only {
+            0
+        } else {
+            pages.len() / unit * unit
+        };
         let mut done = ready;
         for chunk in pages[..whole].chunks(unit) {
             done = done.max(self.write_regular(chunk, 0, ready, true)?);
@@ -373,10 +402,25 @@ impl ConZoneBlock {
                 self.move_payload(KEY_REG | p, KEY_BUF | lpn);
             }
             let lpns: Vec<u64> = valid.iter().map(|v| v.1).collect();
-            done = done.max(self.write_regular(&lpns, 1, r, false)?);
-            for &lpn in &lpns {
-                let ppn = self.map[lpn as usize] & !REG_BIT;
-                self.move_payload(KEY_BUF | lpn, KEY_REG | ppn);
+            if self.slc_only {
+                // Copy within SLC (the victim is full, so new pages land elsewhere).
+                for &lpn in &lpns {
+                    let ppn = self
+                        .slc
+                        .alloc(owner(BLOCK_NS, lpn), 0)
+                        .ok_or(DeviceError::NoSpace { command: "write" })?;
+                    self.map[lpn as usize] = ppn;
+                    self.move_payload(KEY_BUF | lpn, KEY_SLC | ppn);
+                    done = done.max(self.hw.program(r, self.slc.chip_of(ppn), 1, Cells::Slc));
+                }
+                self.counts.gc_copied_pages += lpns.len() as u64;
+            } else {
+                done = done.max(self.write_regular(&lpns, 1, r, false)?);
+                for &lpn in &lpns {
+                    let ppn = self.map[lpn as usize] & !REG_BIT;
+                    self.move_payload(KEY_BUF | lpn, KEY_REG | ppn);
+                }
+                self.counts.migrated_pages += lpns.len() as u64;
             }
             self.counts.gc_copied_pages += lpns.len() as u64;
             for chip in 0..self.g.chips {
@@ -398,6 +442,9 @@ impl ConZoneBlock {
             let Some(victim) = self.slc.victim() else {
                 break;
             };
+            if self.slc_only && self.slc.valid_count(victim) >= self.slc.sb_pages() {
+                break; // copying a full superblock frees nothing
+            }
             self.counts.slc_gc_runs += 1;
             self.hw.issuer = Issuer::Background;
             let valid = self.slc.valid_in(victim);
@@ -411,12 +458,26 @@ impl ConZoneBlock {
                 self.map[lpn as usize] = UNMAPPED;
                 lpns.push(lpn);
             }
-            done = done.max(self.write_regular(&lpns, 1, r, false)?);
-            for &lpn in &lpns {
-                let ppn = self.map[lpn as usize] & !REG_BIT;
-                self.move_payload(KEY_BUF | lpn, KEY_REG | ppn);
+            if self.slc_only {
+                // Copy within SLC (the victim is full, so new pages land elsewhere).
+                for &lpn in &lpns {
+                    let ppn = self
+                        .slc
+                        .alloc(owner(BLOCK_NS, lpn), 0)
+                        .ok_or(DeviceError::NoSpace { command: "write" })?;
+                    self.map[lpn as usize] = ppn;
+                    self.move_payload(KEY_BUF | lpn, KEY_SLC | ppn);
+                    done = done.max(self.hw.program(r, self.slc.chip_of(ppn), 1, Cells::Slc));
+                }
+                self.counts.gc_copied_pages += lpns.len() as u64;
+            } else {
+                done = done.max(self.write_regular(&lpns, 1, r, false)?);
+                for &lpn in &lpns {
+                    let ppn = self.map[lpn as usize] & !REG_BIT;
+                    self.move_payload(KEY_BUF | lpn, KEY_REG | ppn);
+                }
+                self.counts.migrated_pages += lpns.len() as u64;
             }
-            self.counts.migrated_pages += lpns.len() as u64;
             for chip in 0..self.g.chips {
                 done = done.max(self.hw.erase(r, chip, Cells::Slc));
             }
@@ -523,6 +584,53 @@ impl ConZoneBlock {
     }
 }
 
+impl ConZoneBlock {
+    /// Statistics with the given hardware and L2P cache (the shared ones when
+    /// this controller is a ConZone+ namespace).
+    pub fn stats_with(&self, hw: &Hardware, cache: &L2pCache, elapsed_ns: Ns) -> DeviceStats {
+        let c = &self.counts;
+        let ops = &hw.ops;
+        let mut st = DeviceStats {
+            host_read_bytes: c.host_read_bytes,
+            host_write_bytes: c.host_write_bytes,
+            media_read_bytes: (ops.slc_read_pages + ops.regular_read_pages) * LOGICAL_PAGE_BYTES,
+            media_write_bytes: (ops.slc_program_pages + ops.regular_program_pages)
+                * LOGICAL_PAGE_BYTES,
+            gc_runs: c.gc_runs + c.slc_gc_runs,
+            gc_copied_bytes: (c.gc_copied_pages + c.migrated_pages) * LOGICAL_PAGE_BYTES,
+            erases: ops.slc_erases + ops.regular_erases,
+            ..Default::default()
+        };
+        let (chip, chan, link) = hw.utilisation(elapsed_ns);
+        st.utilisation.insert("chip".into(), round6(chip));
+        st.utilisation.insert("channel".into(), round6(chan));
+        st.utilisation.insert("host_link".into(), round6(link));
+        for (k, v) in [
+            ("l2p_hits", c.l2p_hits),
+            ("l2p_misses", c.l2p_misses),
+            ("l2p_evictions", cache.evictions),
+            ("map_fetches", ops.map_fetches),
+            ("buffer_read_hits", c.buffer_read_hits),
+            ("unmapped_reads", c.unmapped_reads),
+            ("full_flushes", c.full_flushes),
+            ("premature_flushes", c.premature_flushes),
+            ("regular_gc_runs", c.gc_runs),
+            ("regular_gc_copied_pages", c.gc_copied_pages),
+            ("slc_gc_runs", c.slc_gc_runs),
+            ("migrated_pages", c.migrated_pages),
+            ("slc_program_pages", ops.slc_program_pages),
+            ("regular_program_pages", ops.regular_program_pages),
+            ("slc_erases", ops.slc_erases),
+            ("regular_erases", ops.regular_erases),
+            ("slc_direct_erases", self.slc.direct_erases),
+            ("host_flushes", c.host_flushes),
+        ] {
+            st.counters.insert(k.into(), v);
+        }
+        st.finish()
+    }
+}
+
 impl Device for ConZoneBlock {
     fn info(&self) -> &DeviceInfo {
         &self.info
@@ -600,45 +708,6 @@ impl Device for ConZoneBlock {
     }
 
     fn stats(&self, elapsed_ns: Ns) -> DeviceStats {
-        let c = &self.counts;
-        let ops = &self.hw.ops;
-        let mut st = DeviceStats {
-            host_read_bytes: c.host_read_bytes,
-            host_write_bytes: c.host_write_bytes,
-            media_read_bytes: (ops.slc_read_pages + ops.regular_read_pages) * LOGICAL_PAGE_BYTES,
-            media_write_bytes: (ops.slc_program_pages + ops.regular_program_pages)
-                * LOGICAL_PAGE_BYTES,
-            gc_runs: c.gc_runs + c.slc_gc_runs,
-            gc_copied_bytes: (c.gc_copied_pages + c.migrated_pages) * LOGICAL_PAGE_BYTES,
-            erases: ops.slc_erases + ops.regular_erases,
-            ..Default::default()
-        };
-        let (chip, chan, link) = self.hw.utilisation(elapsed_ns);
-        st.utilisation.insert("chip".into(), round6(chip));
-        st.utilisation.insert("channel".into(), round6(chan));
-        st.utilisation.insert("host_link".into(), round6(link));
-        for (k, v) in [
-            ("l2p_hits", c.l2p_hits),
-            ("l2p_misses", c.l2p_misses),
-            ("l2p_evictions", self.cache.evictions),
-            ("map_fetches", ops.map_fetches),
-            ("buffer_read_hits", c.buffer_read_hits),
-            ("unmapped_reads", c.unmapped_reads),
-            ("full_flushes", c.full_flushes),
-            ("premature_flushes", c.premature_flushes),
-            ("regular_gc_runs", c.gc_runs),
-            ("regular_gc_copied_pages", c.gc_copied_pages),
-            ("slc_gc_runs", c.slc_gc_runs),
-            ("migrated_pages", c.migrated_pages),
-            ("slc_program_pages", ops.slc_program_pages),
-            ("regular_program_pages", ops.regular_program_pages),
-            ("slc_erases", ops.slc_erases),
-            ("regular_erases", ops.regular_erases),
-            ("slc_direct_erases", self.slc.direct_erases),
-            ("host_flushes", c.host_flushes),
-        ] {
-            st.counters.insert(k.into(), v);
-        }
-        st.finish()
+        self.stats_with(&self.hw, &self.cache, elapsed_ns)
     }
 }

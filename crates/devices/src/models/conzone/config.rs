@@ -164,7 +164,20 @@ pub struct BlockSection {
     pub gc_free_superblocks: u32,
 }
 
-/// `model = "conzone"` (zoned) or `model = "conzone-block"` profile.
+/// The metadata (block) namespace of `model = "conzone-plus"` (§4, §4.1).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetadataSection {
+    /// Logical size of the namespace (LOGICAL_NS_SIZE[0]).
+    pub logical_mib: u64,
+    /// SLC blocks per chip of this namespace's SLC pool (its physical size).
+    pub slc_blocks_per_chip: u32,
+    /// Its dedicated write buffer.
+    pub buffer_kib: u32,
+    pub gc_free_superblocks: u32,
+}
+
+/// `model = "conzone"` (zoned), `"conzone-block"` or `"conzone-plus"` profile.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConZoneProfile {
@@ -180,6 +193,8 @@ pub struct ConZoneProfile {
     pub zones: Option<ZonesSection>,
     /// Required by `conzone-block`.
     pub block: Option<BlockSection>,
+    /// Required by `conzone-plus`.
+    pub metadata: Option<MetadataSection>,
 }
 
 /// Derived geometry and timings, all in 4 KiB logical pages and nanoseconds.

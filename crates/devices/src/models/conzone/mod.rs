@@ -13,12 +13,15 @@
 //! - [`l2p_cache`]: the bucketed LRU L2P cache with pinning (§3.3, §6.6).
 //! - [`zoned`]: the zoned device (`model = "conzone"`).
 //! - [`block`]: the block device (`model = "conzone-block"`).
+//! - [`namespaces`]: ConZone+ — a metadata block namespace and a zoned namespace
+//!   on one medium (`model = "conzone-plus"`).
 
 pub mod block;
 pub mod chip_queue;
 pub mod config;
 pub mod hardware;
 pub mod l2p_cache;
+pub mod namespaces;
 pub mod slc;
 pub mod write_buffer;
 pub mod zone_map;
@@ -26,4 +29,5 @@ pub mod zoned;
 
 pub use block::ConZoneBlock;
 pub use config::ConZoneProfile;
+pub use namespaces::ConZonePlus;
 pub use zoned::ConZone;

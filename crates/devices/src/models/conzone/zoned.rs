@@ -172,6 +172,13 @@ impl ConZone {
         })
     }
 
+    /// Swaps the hardware and L2P cache with `hw` / `cache` (ConZone+ runs two
+    /// namespaces' controllers on one shared medium, §4).
+    pub fn swap_shared(&mut self, hw: &mut Hardware, cache: &mut L2pCache) {
+        std::mem::swap(&mut self.hw, hw);
+        std::mem::swap(&mut self.cache, cache);
+    }
+
     pub fn geometry(&self) -> &Geometry {
         &self.g
     }
@@ -915,6 +922,57 @@ impl ConZone {
     }
 }
 
+impl ConZone {
+    /// Statistics with the given hardware and L2P cache (the shared ones when
+    /// this controller is a ConZone+ namespace).
+    pub fn stats_with(&self, hw: &Hardware, cache: &L2pCache, elapsed_ns: Ns) -> DeviceStats {
+        let c = &self.counts;
+        let ops = &hw.ops;
+        let mut st = DeviceStats {
+            host_read_bytes: c.host_read_bytes,
+            host_write_bytes: c.host_write_bytes,
+            media_read_bytes: (ops.slc_read_pages + ops.regular_read_pages) * LOGICAL_PAGE_BYTES,
+            media_write_bytes: (ops.slc_program_pages + ops.regular_program_pages)
+                * LOGICAL_PAGE_BYTES,
+            gc_runs: c.slc_gc_runs,
+            gc_copied_bytes: c.gc_copied_pages * LOGICAL_PAGE_BYTES,
+            erases: ops.slc_erases + ops.regular_erases,
+            zone_resets: c.zone_resets,
+            zone_finishes: c.zone_finishes,
+            ..Default::default()
+        };
+        let (chip, chan, link) = hw.utilisation(elapsed_ns);
+        st.utilisation.insert("chip".into(), round6(chip));
+        st.utilisation.insert("channel".into(), round6(chan));
+        st.utilisation.insert("host_link".into(), round6(link));
+        for (k, v) in [
+            ("l2p_hits", c.l2p_hits),
+            ("l2p_misses", c.l2p_misses),
+            ("l2p_evictions", cache.evictions),
+            ("map_fetches", ops.map_fetches),
+            ("buffer_read_hits", c.buffer_read_hits),
+            ("unmapped_reads", c.unmapped_reads),
+            ("full_flushes", c.full_flushes),
+            ("premature_flushes", c.premature_flushes),
+            ("buffer_conflicts", c.buffer_conflicts),
+            ("slc_flush_pages", c.slc_flush_pages),
+            ("regular_flush_pages", c.regular_flush_pages),
+            ("merged_slc_pages", c.merged_slc_pages),
+            ("migrated_pages", c.migrated_pages),
+            ("slc_program_pages", ops.slc_program_pages),
+            ("regular_program_pages", ops.regular_program_pages),
+            ("slc_erases", ops.slc_erases),
+            ("regular_erases", ops.regular_erases),
+            ("slc_direct_erases", self.slc.direct_erases),
+            ("slc_gc_erases", self.slc.gc_erases),
+            ("host_flushes", c.host_flushes),
+        ] {
+            st.counters.insert(k.into(), v);
+        }
+        st.finish()
+    }
+}
+
 impl Device for ConZone {
     fn info(&self) -> &DeviceInfo {
         &self.info
@@ -977,49 +1035,6 @@ impl Device for ConZone {
     }
 
     fn stats(&self, elapsed_ns: Ns) -> DeviceStats {
-        let c = &self.counts;
-        let ops = &self.hw.ops;
-        let mut st = DeviceStats {
-            host_read_bytes: c.host_read_bytes,
-            host_write_bytes: c.host_write_bytes,
-            media_read_bytes: (ops.slc_read_pages + ops.regular_read_pages) * LOGICAL_PAGE_BYTES,
-            media_write_bytes: (ops.slc_program_pages + ops.regular_program_pages)
-                * LOGICAL_PAGE_BYTES,
-            gc_runs: c.slc_gc_runs,
-            gc_copied_bytes: c.gc_copied_pages * LOGICAL_PAGE_BYTES,
-            erases: ops.slc_erases + ops.regular_erases,
-            zone_resets: c.zone_resets,
-            zone_finishes: c.zone_finishes,
-            ..Default::default()
-        };
-        let (chip, chan, link) = self.hw.utilisation(elapsed_ns);
-        st.utilisation.insert("chip".into(), round6(chip));
-        st.utilisation.insert("channel".into(), round6(chan));
-        st.utilisation.insert("host_link".into(), round6(link));
-        for (k, v) in [
-            ("l2p_hits", c.l2p_hits),
-            ("l2p_misses", c.l2p_misses),
-            ("l2p_evictions", self.cache.evictions),
-            ("map_fetches", ops.map_fetches),
-            ("buffer_read_hits", c.buffer_read_hits),
-            ("unmapped_reads", c.unmapped_reads),
-            ("full_flushes", c.full_flushes),
-            ("premature_flushes", c.premature_flushes),
-            ("buffer_conflicts", c.buffer_conflicts),
-            ("slc_flush_pages", c.slc_flush_pages),
-            ("regular_flush_pages", c.regular_flush_pages),
-            ("merged_slc_pages", c.merged_slc_pages),
-            ("migrated_pages", c.migrated_pages),
-            ("slc_program_pages", ops.slc_program_pages),
-            ("regular_program_pages", ops.regular_program_pages),
-            ("slc_erases", ops.slc_erases),
-            ("regular_erases", ops.regular_erases),
-            ("slc_direct_erases", self.slc.direct_erases),
-            ("slc_gc_erases", self.slc.gc_erases),
-            ("host_flushes", c.host_flushes),
-        ] {
-            st.counters.insert(k.into(), v);
-        }
-        st.finish()
+        self.stats_with(&self.hw, &self.cache, elapsed_ns)
     }
 }
