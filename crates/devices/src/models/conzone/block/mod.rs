@@ -8,6 +8,9 @@
 //! Simplifications (docs/conzone.md): SLC-resident data is not merged with new
 //! writes as in the zoned device; it moves to regular blocks when SLC GC runs.
 
+mod gc;
+mod regular;
+
 use super::config::{ConZoneProfile, Geometry, LOGICAL_PAGE_BYTES};
 use super::hardware::{Cells, Hardware, Issuer};
 use super::l2p_cache::{key, Gran, L2pCache};
@@ -17,7 +20,7 @@ use crate::command::{Command, Completion, Payload};
 use crate::device::{check_block_range, check_payload, round6, Device, DeviceInfo, DeviceStats};
 use crate::error::DeviceError;
 use crate::profile::{parse_as, ProfileError, ProfileSource, Validator};
-use std::collections::VecDeque;
+use regular::RegularArea;
 use zonelab_engine::{Ns, MIB};
 
 /// Namespace id of the block device in L2P keys and SLC owners.
@@ -45,64 +48,6 @@ pub struct BlockCounts {
     pub slc_gc_runs: u64,
     pub migrated_pages: u64,
     pub host_flushes: u64,
-}
-
-/// Regular superblocks with a page-level reverse map.
-#[derive(Debug)]
-struct RegularArea {
-    sb_pages: u64,
-    p2l: Vec<u64>,
-    valid: Vec<u64>,
-    written: Vec<u64>,
-    full: Vec<bool>,
-    free: VecDeque<u32>,
-    /// Open superblocks: [host, gc].
-    open: [Option<u32>; 2],
-}
-
-impl RegularArea {
-    fn new(superblocks: u32, sb_pages: u64) -> Self {
-        Self {
-            sb_pages,
-            p2l: vec![NO_OWNER; (superblocks as u64 * sb_pages) as usize],
-            valid: vec![0; superblocks as usize],
-            written: vec![0; superblocks as usize],
-            full: vec![false; superblocks as usize],
-            free: (0..superblocks).collect(),
-            open: [None, None],
-        }
-    }
-
-    fn alloc(&mut self, stream: usize, lpn: u64) -> Option<u64> {
-        let sb = match self.open[stream] {
-            Some(sb) => sb,
-            None => {
-                let sb = self.free.pop_front()?;
-                self.open[stream] = Some(sb);
-                sb
-            }
-        };
-        let ppn = sb as u64 * self.sb_pages + self.written[sb as usize];
-        self.written[sb as usize] += 1;
-        self.valid[sb as usize] += 1;
-        self.p2l[ppn as usize] = lpn;
-        if self.written[sb as usize] == self.sb_pages {
-            self.full[sb as usize] = true;
-            self.open[stream] = None;
-        }
-        Some(ppn)
-    }
-
-    fn invalidate(&mut self, ppn: u64) {
-        self.p2l[ppn as usize] = NO_OWNER;
-        self.valid[(ppn / self.sb_pages) as usize] -= 1;
-    }
-
-    fn victim(&self) -> Option<u32> {
-        (0..self.valid.len() as u32)
-            .filter(|&sb| self.full[sb as usize])
-            .min_by_key(|&sb| (self.valid[sb as usize], sb))
-    }
 }
 
 /// The block-interface ConZone device.
@@ -374,117 +319,6 @@ impl ConZoneBlock {
             self.map[lpn as usize] = ppn;
             self.move_payload(KEY_BUF | lpn, KEY_SLC | ppn);
             done = done.max(self.hw.program(ready, self.slc.chip_of(ppn), 1, Cells::Slc));
-        }
-        Ok(done)
-    }
-
-    /// Greedy GC of regular superblocks into the GC frontier.
-    fn gc(&mut self, ready: Ns) -> Result<Ns, DeviceError> {
-        let mut done = ready;
-        while self.reg.free.len() as u32 <= self.reg_gc_free {
-            let Some(victim) = self.reg.victim() else {
-                break;
-            };
-            if self.reg.valid[victim as usize] >= self.reg.sb_pages {
-                break;
-            }
-            self.counts.gc_runs += 1;
-            self.hw.issuer = Issuer::Background;
-            let first = victim as u64 * self.reg.sb_pages;
-            let valid: Vec<(u64, u64)> = (first..first + self.reg.sb_pages)
-                .filter(|&p| self.reg.p2l[p as usize] != NO_OWNER)
-                .map(|p| (p, self.reg.p2l[p as usize]))
-                .collect();
-            let mut r = ready;
-            for &(p, lpn) in &valid {
-                r = r.max(self.hw.read(ready, self.reg_chip(p), 1, Cells::Regular));
-                self.reg.invalidate(p);
-                self.move_payload(KEY_REG | p, KEY_BUF | lpn);
-            }
-            let lpns: Vec<u64> = valid.iter().map(|v| v.1).collect();
-            if self.slc_only {
-                // Copy within SLC (the victim is full, so new pages land elsewhere).
-                for &lpn in &lpns {
-                    let ppn = self
-                        .slc
-                        .alloc(owner(BLOCK_NS, lpn), 0)
-                        .ok_or(DeviceError::NoSpace { command: "write" })?;
-                    self.map[lpn as usize] = ppn;
-                    self.move_payload(KEY_BUF | lpn, KEY_SLC | ppn);
-                    done = done.max(self.hw.program(r, self.slc.chip_of(ppn), 1, Cells::Slc));
-                }
-                self.counts.gc_copied_pages += lpns.len() as u64;
-            } else {
-                done = done.max(self.write_regular(&lpns, 1, r, false)?);
-                for &lpn in &lpns {
-                    let ppn = self.map[lpn as usize] & !REG_BIT;
-                    self.move_payload(KEY_BUF | lpn, KEY_REG | ppn);
-                }
-                self.counts.migrated_pages += lpns.len() as u64;
-            }
-            self.counts.gc_copied_pages += lpns.len() as u64;
-            for chip in 0..self.g.chips {
-                done = done.max(self.hw.erase(r, chip, Cells::Regular));
-            }
-            let v = victim as usize;
-            self.reg.written[v] = 0;
-            self.reg.full[v] = false;
-            self.reg.free.push_back(victim);
-            self.hw.issuer = Issuer::User;
-        }
-        Ok(done)
-    }
-
-    /// SLC GC: migrates the victim's valid pages to regular blocks, then erases it.
-    fn slc_gc(&mut self, ready: Ns) -> Result<Ns, DeviceError> {
-        let mut done = ready;
-        while self.slc.free_count() <= self.g.slc_gc_free {
-            let Some(victim) = self.slc.victim() else {
-                break;
-            };
-            if self.slc_only && self.slc.valid_count(victim) >= self.slc.sb_pages() {
-                break; // copying a full superblock frees nothing
-            }
-            self.counts.slc_gc_runs += 1;
-            self.hw.issuer = Issuer::Background;
-            let valid = self.slc.valid_in(victim);
-            let mut r = ready;
-            let mut lpns = Vec::with_capacity(valid.len());
-            for p in valid {
-                let lpn = owner_lpn(self.slc.owner_of(p));
-                r = r.max(self.hw.read(ready, self.slc.chip_of(p), 1, Cells::Slc));
-                let _ = self.slc.invalidate(p);
-                self.move_payload(KEY_SLC | p, KEY_BUF | lpn);
-                self.map[lpn as usize] = UNMAPPED;
-                lpns.push(lpn);
-            }
-            if self.slc_only {
-                // Copy within SLC (the victim is full, so new pages land elsewhere).
-                for &lpn in &lpns {
-                    let ppn = self
-                        .slc
-                        .alloc(owner(BLOCK_NS, lpn), 0)
-                        .ok_or(DeviceError::NoSpace { command: "write" })?;
-                    self.map[lpn as usize] = ppn;
-                    self.move_payload(KEY_BUF | lpn, KEY_SLC | ppn);
-                    done = done.max(self.hw.program(r, self.slc.chip_of(ppn), 1, Cells::Slc));
-                }
-                self.counts.gc_copied_pages += lpns.len() as u64;
-            } else {
-                done = done.max(self.write_regular(&lpns, 1, r, false)?);
-                for &lpn in &lpns {
-                    let ppn = self.map[lpn as usize] & !REG_BIT;
-                    self.move_payload(KEY_BUF | lpn, KEY_REG | ppn);
-                }
-                self.counts.migrated_pages += lpns.len() as u64;
-            }
-            for chip in 0..self.g.chips {
-                done = done.max(self.hw.erase(r, chip, Cells::Slc));
-            }
-            if self.slc.is_full(victim) {
-                self.slc.erase_done(victim, true);
-            }
-            self.hw.issuer = Issuer::User;
         }
         Ok(done)
     }
