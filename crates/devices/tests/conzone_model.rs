@@ -721,21 +721,25 @@ fn sub_block_zones_live_on_one_chip_and_capacity_need_not_be_a_power_of_two() {
     // conzone-tlc: 96 MiB capacity inside a 128 MiB zone (§4.4).
     let mut d = open_device("conzone-tlc").unwrap();
     let z = d.info().zoned.clone().unwrap();
-    let t = d
-        .submit(
-            0,
-            &Command::Write {
-                lba: z.zone_capacity_blocks - 1,
-                blocks: 2,
-            },
-            Payload::SizeOnly,
-        )
-        .err()
-        .expect("write past the zone capacity must fail");
-    assert!(
-        t.to_string().contains("not at the write pointer") || t.to_string().contains("boundary"),
-        "{t}"
-    );
+    // Fill the zone up to one block before its capacity, then cross it.
+    let cap = z.zone_capacity_blocks;
+    let mut t = 0;
+    let mut lba = 0;
+    while lba < cap - 1 {
+        let n = (cap - 1 - lba).min(256);
+        let w = Command::Write {
+            lba,
+            blocks: n as u32,
+        };
+        t = d.submit(t, &w, Payload::SizeOnly).unwrap().done_ns;
+        lba += n;
+    }
+    let cross = Command::Write { lba, blocks: 2 };
+    let e = d
+        .submit(t, &cross, Payload::SizeOnly)
+        .expect_err("must not cross the capacity");
+    assert!(e.to_string().contains("crosses the zone boundary"), "{e}");
+    assert_eq!(z.zone_size_blocks, cap.next_power_of_two());
     // Sub-block mode (§4.3): a zone is one chip's block; zones 0..3 use chips 0..3.
     let sub = || {
         zoned(small_text(
