@@ -27,9 +27,10 @@ use crate::profile::{parse_as, ProfileError, ProfileSource, Validator};
 use crate::zoned::ZoneDescriptor;
 use zonelab_engine::{Ns, MIB};
 
-/// Namespace ids (§4: namespace 0 is the block interface for metadata).
-pub const META_NS: u8 = 0;
-pub const ZONED_NS: u8 = 1;
+/// Namespace ids (§4: namespace 0 is the block interface for metadata); the same
+/// ids tag the shared L2P cache's entries.
+pub use super::block::BLOCK_NS as META_NS;
+pub use super::zoned::ZONED_NS;
 
 /// The two-namespace device.
 pub struct ConZonePlus {

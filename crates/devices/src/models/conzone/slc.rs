@@ -218,4 +218,20 @@ mod tests {
         s.invalidate(a);
         assert_eq!(s.close_stream(1), Some((a / s.sb_pages()) as u32));
     }
+
+    #[test]
+    fn gc_victim_is_the_full_superblock_with_fewest_valid_pages() {
+        let mut s = SlcArea::new(4, 1, 4, 1);
+        let pages: Vec<u64> = (0..12).map(|i| s.alloc(owner(0, i), 0).unwrap()).collect();
+        // Superblocks 0, 1, 2 are full; invalidate 1 page of sb 0 and 3 of sb 1.
+        s.invalidate(pages[0]);
+        for &p in &pages[4..7] {
+            s.invalidate(p);
+        }
+        assert_eq!(s.victim(), Some(1));
+        assert_eq!(s.valid_in(1), vec![pages[7]]);
+        // The open superblock is never a victim.
+        let _ = s.alloc(owner(0, 99), 0).unwrap();
+        assert_eq!(s.victim(), Some(1));
+    }
 }
