@@ -739,3 +739,56 @@ fn reproduce_hhzs_small_scale_hhzs_beats_b3_and_auto() {
     }
     assert!(d1.join("fig6_breakdown.csv").exists());
 }
+
+#[test]
+fn reproduce_conzone_runs_at_small_scale_and_bench_works_on_its_devices() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
+    for d in [&d1, &d2] {
+        let o = zonelab(&[
+            "reproduce",
+            "conzone",
+            "--scale",
+            "0.02",
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let r1 = std::fs::read(d1.join("results.json")).unwrap();
+    assert_eq!(r1, std::fs::read(d2.join("results.json")).unwrap());
+    let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
+    let ids: Vec<&str> = v["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    for id in [
+        "fig9.page_1g_drop",
+        "fig9c.bw_gain_no_conflict",
+        "fig13.multiple_drop_at_27pct",
+    ] {
+        assert!(ids.contains(&id), "{id} missing");
+    }
+    assert!(d1.join("fig9a_kiops.csv").exists());
+    for device in [
+        "conzone-tlc",
+        "conzone-tlc-block",
+        "conzone-plus-tlc",
+        "conzone-qlc",
+    ] {
+        let o = zonelab(&[
+            "bench",
+            "--device",
+            device,
+            "--rw",
+            "write",
+            "--bs",
+            "128k",
+            "--io-size",
+            "64m",
+        ]);
+        assert!(o.status.success(), "{device}: {}", stderr(&o));
+    }
+}

@@ -22,6 +22,22 @@ pub const BUILTIN_PROFILES: &[(&str, &str)] = &[
     ),
     ("ef-smr", include_str!("../../../profiles/ef-smr.toml")),
     (
+        "conzone-tlc",
+        include_str!("../../../profiles/conzone-tlc.toml"),
+    ),
+    (
+        "conzone-qlc",
+        include_str!("../../../profiles/conzone-qlc.toml"),
+    ),
+    (
+        "conzone-plus-tlc",
+        include_str!("../../../profiles/conzone-plus-tlc.toml"),
+    ),
+    (
+        "conzone-tlc-block",
+        include_str!("../../../profiles/conzone-tlc-block.toml"),
+    ),
+    (
         "ssd-960evo",
         include_str!("../../../profiles/ssd-960evo.toml"),
     ),

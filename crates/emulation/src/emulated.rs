@@ -3,7 +3,7 @@
 use crate::pacer::{Pacer, DEFAULT_SPIN_WINDOW};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use zonelab_devices::models::{cmr_hdd, ftl_ssd, hm_smr_hdd, zns_ssd};
+use zonelab_devices::models::{cmr_hdd, conzone, ftl_ssd, hm_smr_hdd, zns_ssd};
 use zonelab_devices::profile::{find_profile, model_of};
 use zonelab_devices::zoned::ZoneDescriptor;
 use zonelab_devices::{
@@ -114,6 +114,9 @@ pub fn open_send(name_or_path: &str) -> Result<Box<dyn Device + Send>, Emulation
         "hm-smr-hdd" => Box::new(hm_smr_hdd::HmSmrHdd::from_profile(&src)?),
         "cmr-hdd" => Box::new(cmr_hdd::CmrHdd::from_profile(&src)?),
         "ftl-ssd" => Box::new(ftl_ssd::FtlSsd::from_profile(&src)?),
+        "conzone" => Box::new(conzone::ConZone::from_profile(&src)?),
+        "conzone-block" => Box::new(conzone::ConZoneBlock::from_profile(&src)?),
+        "conzone-plus" => Box::new(conzone::ConZonePlus::from_profile(&src)?),
         _ => {
             // Let the devices crate report unknown models and bad profiles.
             zonelab_devices::models::build(&src)?;

@@ -3,6 +3,9 @@
 //! returns figures; [`write_outputs`] turns that into `results.json` (deterministic),
 //! `run-info.json` (wall clock, host), a CSV per plotted series and `report.html`.
 
+mod conzone;
+mod conzone_runs;
+mod conzone_streams;
 mod devices_table1;
 mod hhzs;
 mod hhzs_motivation;
@@ -75,6 +78,7 @@ pub fn targets() -> Vec<Box<dyn Target>> {
         Box::new(hhzs_motivation::HhzsMotivationTarget),
         Box::new(hhzs::HhzsTarget),
         Box::new(znsage::ZnsageTarget),
+        Box::new(conzone::ConZoneTarget),
     ]
 }
 

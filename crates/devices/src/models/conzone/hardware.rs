@@ -1,0 +1,186 @@
+//! The storage complex of ConZone (§3.1, §3.2 "Heterogeneous Media and Extended
+//! Timing Model", §4.2): channels × chips, a FIFO command queue per chip, SLC and
+//! regular (TLC/QLC) cell latencies (Table 2), the host link, and the device's
+//! queue-depth limit. Timing follows NVMeVirt/ConZone: each parallel unit keeps
+//! the time it is next free; a read senses on the chip then moves data over the
+//! channel; a program moves data over the channel then programs on the chip.
+//! Each chip's queue ([`ChipQueue`]) is FIFO, or lets user commands preempt
+//! background ones when `flash.preempt_migration` is set (§4.2).
+
+use super::chip_queue::{ChipQueue, OpKind};
+use super::config::{Geometry, LOGICAL_PAGE_BYTES};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use zonelab_engine::{transfer_ns, GapTimeline, Ns, Timeline};
+
+pub use super::chip_queue::OpKind as Issuer;
+
+/// Which cells an operation touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cells {
+    Slc,
+    Regular,
+}
+
+/// Counters of flash operations, by cell type.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpCounts {
+    pub slc_read_pages: u64,
+    pub regular_read_pages: u64,
+    pub slc_program_pages: u64,
+    pub regular_program_pages: u64,
+    pub slc_erases: u64,
+    pub regular_erases: u64,
+    pub map_fetches: u64,
+}
+
+/// Chips, channels, host link and the queue-depth limit.
+#[derive(Debug)]
+pub struct Hardware {
+    chips: Vec<ChipQueue>,
+    channels: Vec<GapTimeline>,
+    link: Timeline,
+    in_flight: BinaryHeap<Reverse<Ns>>,
+    g: Geometry,
+    pub ops: OpCounts,
+    /// Who issues the commands booked now (firmware sets Background for GC and
+    /// migration, §4.2).
+    pub issuer: OpKind,
+}
+
+impl Hardware {
+    pub fn new(g: &Geometry) -> Self {
+        Self {
+            chips: vec![ChipQueue::default(); g.chips as usize],
+            channels: vec![GapTimeline::new(); g.channels as usize],
+            link: Timeline::new(),
+            in_flight: BinaryHeap::new(),
+            g: g.clone(),
+            ops: OpCounts::default(),
+            issuer: OpKind::User,
+        }
+    }
+
+    #[inline]
+    fn channel_of(&self, chip: u32) -> usize {
+        (chip % self.g.channels) as usize
+    }
+
+    /// Drops channel bookings before `now_ns` (no request is ready earlier).
+    pub fn advance(&mut self, now_ns: Ns) {
+        for c in &mut self.channels {
+            c.forget_before(now_ns);
+        }
+    }
+
+    /// Time a command arriving at `now_ns` starts: at most `queue_depth` commands
+    /// are outstanding in the device (§6.1, QD 32); later ones wait for a slot.
+    pub fn admit(&mut self, now_ns: Ns) -> Ns {
+        while let Some(&Reverse(t)) = self.in_flight.peek() {
+            if t > now_ns {
+                break;
+            }
+            self.in_flight.pop();
+        }
+        if self.in_flight.len() < self.g.queue_depth as usize {
+            return now_ns;
+        }
+        let Reverse(t) = self.in_flight.pop().expect("queue is full so not empty");
+        t.max(now_ns)
+    }
+
+    /// Records that an admitted command completes at `done_ns`.
+    pub fn complete(&mut self, done_ns: Ns) {
+        self.in_flight.push(Reverse(done_ns));
+    }
+
+    /// Reads `pages` logical pages (within one flash page) from `chip`; returns when
+    /// the data is off the channel.
+    pub fn read(&mut self, ready_ns: Ns, chip: u32, pages: u64, cells: Cells) -> Ns {
+        let t_r = match cells {
+            Cells::Slc => {
+                self.ops.slc_read_pages += pages;
+                self.g.read_slc_ns
+            }
+            Cells::Regular => {
+                self.ops.regular_read_pages += pages;
+                self.g.read_regular_ns
+            }
+        };
+        self.read_raw(ready_ns, chip, pages * LOGICAL_PAGE_BYTES, t_r)
+    }
+
+    fn read_raw(&mut self, ready_ns: Ns, chip: u32, bytes: u64, t_r: Ns) -> Ns {
+        let ch = self.channel_of(chip);
+        let (kind, preempt) = (self.issuer, self.g.preempt_migration);
+        let (_, sensed) = self.chips[chip as usize].reserve(ready_ns, t_r, kind, preempt);
+        let (_, out) =
+            self.channels[ch].reserve(sensed, transfer_ns(bytes, self.g.channel_bytes_per_s));
+        self.chips[chip as usize].extend(sensed, out, kind, preempt);
+        out
+    }
+
+    /// Fetches one 4 KiB mapping-table page from `chip` (the mapping table is kept
+    /// in SLC: reference code reads MAP_READ_IO at SLC latency).
+    pub fn fetch_map(&mut self, ready_ns: Ns, chip: u32) -> Ns {
+        self.ops.map_fetches += 1;
+        self.read_raw(ready_ns, chip, LOGICAL_PAGE_BYTES, self.g.read_slc_ns)
+    }
+
+    /// Programs `pages` logical pages on `chip` (one program operation).
+    pub fn program(&mut self, ready_ns: Ns, chip: u32, pages: u64, cells: Cells) -> Ns {
+        let t_prog = match cells {
+            Cells::Slc => {
+                self.ops.slc_program_pages += pages;
+                self.g.program_slc_ns
+            }
+            Cells::Regular => {
+                self.ops.regular_program_pages += pages;
+                self.g.program_regular_ns
+            }
+        };
+        let ch = self.channel_of(chip);
+        let (_, loaded) = self.channels[ch].reserve(
+            ready_ns,
+            transfer_ns(pages * LOGICAL_PAGE_BYTES, self.g.channel_bytes_per_s),
+        );
+        let (kind, preempt) = (self.issuer, self.g.preempt_migration);
+        self.chips[chip as usize]
+            .reserve(loaded, t_prog, kind, preempt)
+            .1
+    }
+
+    /// Erases one block on `chip`.
+    pub fn erase(&mut self, ready_ns: Ns, chip: u32, cells: Cells) -> Ns {
+        match cells {
+            Cells::Slc => self.ops.slc_erases += 1,
+            Cells::Regular => self.ops.regular_erases += 1,
+        }
+        let (kind, preempt) = (self.issuer, self.g.preempt_migration);
+        self.chips[chip as usize]
+            .reserve(ready_ns, self.g.erase_ns, kind, preempt)
+            .1
+    }
+
+    /// Moves `bytes` over the host link from `ready_ns`.
+    pub fn host_transfer(&mut self, ready_ns: Ns, bytes: u64) -> Ns {
+        self.link
+            .reserve(ready_ns, transfer_ns(bytes, self.g.link_bytes_per_s))
+            .1
+    }
+
+    /// Busy fractions (chip, channel, link) over `elapsed_ns`.
+    pub fn utilisation(&self, elapsed_ns: Ns) -> (f64, f64, f64) {
+        if elapsed_ns == 0 {
+            return (0.0, 0.0, 0.0);
+        }
+        let e = elapsed_ns as f64;
+        let chips: Ns = self.chips.iter().map(|c| c.busy_ns()).sum();
+        let chans: Ns = self.channels.iter().map(|c| c.busy_ns()).sum();
+        (
+            chips as f64 / (e * self.chips.len() as f64),
+            chans as f64 / (e * self.channels.len() as f64),
+            self.link.busy_ns() as f64 / e,
+        )
+    }
+}

@@ -1,0 +1,150 @@
+//! Read path of the zoned device (§3.3, Fig. 5): write-buffer hits, L2P cache
+//! search (zone, chunk, page), mapping-page fetches on a miss (BITMAP or
+//! MULTIPLE), flash reads grouped per flash page, host transfer.
+
+use super::*;
+
+impl ConZone {
+    // ----------------------------------------------------------------- reads
+
+    pub(super) fn read(&mut self, now: Ns, lba: u64, blocks: u32) -> Result<Ns, DeviceError> {
+        let zone = self.zones.check_read(lba, blocks)?;
+        self.hw.advance(now);
+        let start = self.hw.admit(now);
+        let bytes = blocks as u64 * LOGICAL_PAGE_BYTES;
+        let t0 = start
+            + if bytes <= LOGICAL_PAGE_BYTES {
+                self.g.fw_read_4kib_ns
+            } else {
+                self.g.fw_read_ns
+            };
+        let mut map_t = t0;
+        let mut done = t0;
+        let mut fetched: Vec<u64> = Vec::new();
+        // Pending flash read: (chip, flash page id, SLC?, pages, ready).
+        let mut group: Option<(u32, u64, bool, u64, Ns)> = None;
+        let zs = self.zones.zone_start(zone);
+        let bound = self.wb.bound(zone);
+        for off in (lba - zs)..(lba - zs + blocks as u64) {
+            if off >= self.map.cap {
+                self.counts.unmapped_reads += 1;
+                continue;
+            }
+            if bound.is_some_and(|i| self.wb.buffers[i].holds(zone, off)) {
+                self.counts.buffer_read_hits += 1;
+                continue;
+            }
+            let e = self.map.get(zone, off);
+            if e == UNMAPPED {
+                self.counts.unmapped_reads += 1;
+                continue;
+            }
+            if !self.l2p_lookup(zone, off) {
+                map_t = self.l2p_miss(zone, off, map_t, &mut fetched);
+            }
+            let (chip, fp, slc) = if e == REGULAR {
+                let lpn = self.lpn(zone, off);
+                (
+                    self.reg_chip(zone, off),
+                    lpn / self.g.flash_page_pages,
+                    false,
+                )
+            } else {
+                (self.slc.chip_of(e), self.slc.flash_page_of(e), true)
+            };
+            match group.as_mut() {
+                Some(g) if g.0 == chip && g.1 == fp && g.2 == slc && g.4 == map_t => g.3 += 1,
+                _ => {
+                    if let Some(g) = group {
+                        done = done.max(self.issue_read(g));
+                    }
+                    group = Some((chip, fp, slc, 1, map_t));
+                }
+            }
+        }
+        if let Some(g) = group {
+            done = done.max(self.issue_read(g));
+        }
+        let end = self.hw.host_transfer(done, bytes);
+        self.counts.host_read_bytes += bytes;
+        self.hw.complete(end);
+        Ok(end)
+    }
+
+    pub(super) fn issue_read(&mut self, g: (u32, u64, bool, u64, Ns)) -> Ns {
+        let cells = if g.2 { Cells::Slc } else { Cells::Regular };
+        self.hw.read(g.4, g.0, g.3, cells)
+    }
+
+    /// Looks `off` up in the L2P cache: zone, then chunk, then page entries
+    /// (§3.3 step I). Counts a hit or a miss.
+    pub(super) fn l2p_lookup(&mut self, zone: u32, off: u64) -> bool {
+        let lpn = self.lpn(zone, off);
+        let hybrid = self.map.policy == MappingPolicy::Hybrid;
+        let chunk = zone as u64 * self.map.chunks_per_zone() + off / self.map.chunk_pages;
+        let hit = if hybrid {
+            self.cache.lookup(key(ZONED_NS, Gran::Zone, zone as u64))
+                || self.cache.lookup(key(ZONED_NS, Gran::Chunk, chunk))
+                || self.cache.lookup(key(ZONED_NS, Gran::Page, lpn))
+        } else {
+            self.cache.lookup(key(ZONED_NS, Gran::Page, lpn))
+        };
+        if hit {
+            self.counts.l2p_hits += 1;
+        } else {
+            self.counts.l2p_misses += 1;
+        }
+        hit
+    }
+
+    /// Fetches the mapping entry of `off` from flash (§3.3 steps 1-4) and caches
+    /// it. BITMAP knows the granularity: one fetch. MULTIPLE tries zone, chunk and
+    /// page entries in turn, one dependent fetch each. Returns when it is known.
+    /// `fetched` lists the (search level, mapping page) pairs already read for the
+    /// current request: a mapping page holds 1024 consecutive entries, so a large
+    /// request pays one fetch per mapping page and level, not one per logical page.
+    pub(super) fn l2p_miss(
+        &mut self,
+        zone: u32,
+        off: u64,
+        ready: Ns,
+        fetched: &mut Vec<u64>,
+    ) -> Ns {
+        let gran = self.map.gran(zone, off);
+        let zone_first = self.lpn(zone, 0);
+        let chunk_first = self.lpn(zone, off / self.map.chunk_pages * self.map.chunk_pages);
+        let lpn = self.lpn(zone, off);
+        let chain: Vec<u64> = match (self.map.policy, self.g.miss_handling, gran) {
+            (MappingPolicy::Page, _, _) => vec![lpn],
+            (_, MissHandling::Bitmap, Gran::Zone) => vec![zone_first],
+            (_, MissHandling::Bitmap, Gran::Chunk) => vec![chunk_first],
+            (_, MissHandling::Bitmap, Gran::Page) => vec![lpn],
+            (_, MissHandling::Multiple, Gran::Zone) => vec![zone_first],
+            (_, MissHandling::Multiple, Gran::Chunk) => vec![zone_first, chunk_first],
+            (_, MissHandling::Multiple, Gran::Page) => vec![zone_first, chunk_first, lpn],
+        };
+        let mut t = ready;
+        for (level, entry) in chain.into_iter().enumerate() {
+            // Each level of the search is its own flash read (reference map_read);
+            // a request does not re-read a (level, mapping page) it already read.
+            let map_page = entry / ENTRIES_PER_MAP_PAGE;
+            let tag = ((level as u64) << 60) | map_page;
+            if fetched.contains(&tag) {
+                continue;
+            }
+            fetched.push(tag);
+            let chip = (map_page % self.g.chips as u64) as u32;
+            t = self.hw.fetch_map(t, chip);
+        }
+        let la = match gran {
+            Gran::Zone => zone as u64,
+            Gran::Chunk => zone as u64 * self.map.chunks_per_zone() + off / self.map.chunk_pages,
+            Gran::Page => lpn,
+        };
+        self.cache.insert(
+            key(ZONED_NS, gran, la),
+            self.g.pin_aggregated && gran != Gran::Page,
+        );
+        t
+    }
+}

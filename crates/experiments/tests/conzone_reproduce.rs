@@ -1,0 +1,77 @@
+//! `reproduce conzone` at a small scale: deterministic, and the directions of the
+//! paper's findings hold (page-mapping miss rate rises with the read range, hybrid
+//! mapping beats page mapping at 1 GiB, write-buffer conflicts cost bandwidth and
+//! WAF, MULTIPLE is slower than BITMAP, 4 readers beat 1).
+
+use zonelab_experiments::reproduce::{run_target, NoProgress, RunOptions};
+use zonelab_experiments::reproduce_result::ReproduceResult;
+
+fn run() -> ReproduceResult {
+    let opts = RunOptions {
+        scale: 0.05,
+        seed: 7,
+        traces_dir: None,
+    };
+    run_target("conzone", &opts, &mut NoProgress).unwrap()
+}
+
+fn series(r: &ReproduceResult, fig: &str, name: &str) -> Vec<(f64, f64)> {
+    r.figures
+        .iter()
+        .find(|f| f.id == fig)
+        .unwrap_or_else(|| panic!("figure {fig}"))
+        .series
+        .iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("series {name} of {fig}"))
+        .points
+        .clone()
+}
+
+#[test]
+fn conzone_small_scale_is_deterministic_and_keeps_the_papers_directions() {
+    let r = run();
+    assert_eq!(
+        serde_json::to_string(&r).unwrap(),
+        serde_json::to_string(&run()).unwrap()
+    );
+    let ids: Vec<&str> = r.claims.iter().map(|c| c.id.as_str()).collect();
+    for id in [
+        "fig9.page_1g_drop",
+        "fig9.page_1g_miss_rate",
+        "fig9.hybrid_1g_over_page_1g",
+        "fig9c.bw_gain_no_conflict",
+        "fig9c.waf_reduction_no_conflict",
+        "fig12.zonedslc_over_pageslc_bw",
+        "fig13.multiple_drop_at_27pct",
+    ] {
+        assert!(ids.contains(&id), "{id} missing");
+    }
+    // Fig. 9(a): page-mapping miss rate rises with the range; hybrid stays cached.
+    let miss = series(&r, "fig9a_miss_rate", "page mapping");
+    assert!(miss[0].1 < miss[1].1 && miss[1].1 < miss[2].1, "{miss:?}");
+    let hybrid_miss = series(&r, "fig9a_miss_rate", "hybrid mapping");
+    assert!(hybrid_miss.iter().all(|p| p.1 < 1.0), "{hybrid_miss:?}");
+    let page = series(&r, "fig9a_kiops", "page mapping");
+    let hybrid = series(&r, "fig9a_kiops", "hybrid mapping");
+    assert!(page[2].1 < page[0].1);
+    assert!(hybrid[2].1 > page[2].1);
+    // Fig. 9(c): conflicts cost bandwidth and raise WAF.
+    let same = series(&r, "fig9c_conflicts", "same parity (conflicts)");
+    let diff = series(&r, "fig9c_conflicts", "different parity");
+    assert!(diff[0].1 > same[0].1, "bandwidth {diff:?} vs {same:?}");
+    assert!(diff[1].1 < same[1].1, "WAF {diff:?} vs {same:?}");
+    // Fig. 13: MULTIPLE never faster than BITMAP, slower once misses occur.
+    let b = series(&r, "fig13_kiops", "BITMAP");
+    let m = series(&r, "fig13_kiops", "MULTIPLE");
+    for (pb, pm) in b.iter().zip(&m) {
+        assert!(pm.1 <= pb.1);
+    }
+    assert!(m.last().unwrap().1 < b.last().unwrap().1);
+    // Fig. 12: both SLC policies ran and wrote the same host data.
+    let f12 = series(&r, "fig12_streams", "zonedslc");
+    assert!(f12[0].1 > 0.0, "{f12:?}");
+    // Fig. 8: four sequential readers get more bandwidth than one.
+    let z = series(&r, "fig8_seq_bandwidth", "ConZone - Zoned Device");
+    assert!(z[3].1 > z[2].1, "{z:?}");
+}
