@@ -29,6 +29,51 @@ pub enum Cmd {
     SynthTrace(SynthArgs),
     /// Profile a disk's buffered writes (BCW/MIOS §3): L_f/L_m/L_s, W_f/W_m, T_f/T_m.
     ProfileHdd(ProfileHddArgs),
+    /// Run YCSB on the RocksDB-like LSM-tree over a ZNS SSD + HM-SMR HDD under an HHZS-paper scheme.
+    Ycsb(YcsbArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct YcsbArgs {
+    /// Data management scheme: b1-b4, auto, b3+m, p, p+m, hhzs.
+    #[arg(long, default_value = "hhzs")]
+    pub scheme: String,
+    /// Workload after the load: load (only), a-f (YCSB core workloads), mix.
+    #[arg(long, default_value = "a")]
+    pub workload: String,
+    /// Size relative to the HHZS paper (200 GiB of 1 KiB objects; MemTables, SSTs and
+    /// level targets shrink with it).
+    #[arg(long, default_value_t = 0.01)]
+    pub scale: f64,
+    /// Records to load (default: 209,715,200 x scale).
+    #[arg(long)]
+    pub records: Option<u64>,
+    /// Operations of the workload (default: 1 M x scale, at least 10,000).
+    #[arg(long)]
+    pub operations: Option<u64>,
+    /// Zipf constant of the request distribution (HHZS uses 0.9 and 1.2).
+    #[arg(long, default_value_t = 0.9)]
+    pub alpha: f64,
+    /// Read share of `--workload mix` (the rest are updates).
+    #[arg(long, default_value_t = 0.5)]
+    pub read_ratio: f64,
+    /// YCSB -target: operations per second of the workload (0 = unthrottled).
+    #[arg(long, default_value_t = 0)]
+    pub target: u64,
+    /// SSD profile (zoned).
+    #[arg(long, default_value = "zn540")]
+    pub ssd: String,
+    /// HDD profile (zoned).
+    #[arg(long, default_value = "st14000nm0007")]
+    pub hdd: String,
+    /// SSD zones the store may use.
+    #[arg(long, default_value_t = 20)]
+    pub ssd_zones: u32,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]

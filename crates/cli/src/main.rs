@@ -9,6 +9,7 @@ mod cmd_profile_hdd;
 mod cmd_replay;
 mod cmd_reproduce;
 mod cmd_synth;
+mod cmd_ycsb;
 mod progress;
 mod table;
 mod units;
@@ -41,6 +42,7 @@ fn main() {
         args::Cmd::Reproduce(a) => cmd_reproduce::run(a),
         args::Cmd::SynthTrace(a) => cmd_synth::run(a),
         args::Cmd::ProfileHdd(a) => cmd_profile_hdd::run(a),
+        args::Cmd::Ycsb(a) => cmd_ycsb::run(a),
     };
     if let Err(msg) = result {
         eprintln!("zonelab: error: {msg}");

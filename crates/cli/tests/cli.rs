@@ -792,3 +792,47 @@ fn reproduce_conzone_runs_at_small_scale_and_bench_works_on_its_devices() {
         assert!(o.status.success(), "{device}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn ycsb_runs_a_workload_on_hybrid_storage_and_rejects_bad_input() {
+    let o = zonelab(&[
+        "ycsb",
+        "--scheme",
+        "hhzs",
+        "--workload",
+        "a",
+        "--scale",
+        "0.0005",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["scheme"], "HHZS");
+    assert_eq!(v["load"]["puts"], 104_858);
+    assert_eq!(v["run"]["summary"]["ops"], 10_000);
+    let o2 = zonelab(&[
+        "ycsb",
+        "--scheme",
+        "hhzs",
+        "--workload",
+        "a",
+        "--scale",
+        "0.0005",
+        "--json",
+    ]);
+    assert_eq!(stdout(&o), stdout(&o2), "same seed, same output");
+    assert_clean_error(
+        &zonelab(&["ycsb", "--scheme", "b0"]),
+        &["unknown scheme `b0`"],
+    );
+    assert_clean_error(&zonelab(&["ycsb", "--workload", "q"]), &["workload"]);
+    assert_clean_error(
+        &zonelab(&["ycsb", "--workload", "mix", "--read-ratio", "1.5"]),
+        &["readproportion"],
+    );
+    assert_clean_error(&zonelab(&["ycsb", "--scale", "0"]), &["--scale"]);
+    assert_clean_error(
+        &zonelab(&["ycsb", "--hdd", "ssd-conventional", "--scale", "0.0005"]),
+        &["not zoned"],
+    );
+}

@@ -40,6 +40,30 @@ pub enum Scheme {
     Hhzs,
 }
 
+impl std::str::FromStr for Scheme {
+    type Err = String;
+
+    /// `b1`..`b9`, `auto`, `b3+m`, `p`, `p+m`, `hhzs` (or `p+m+c`), any case.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let l = s.to_ascii_lowercase();
+        Ok(match l.as_str() {
+            "auto" => Scheme::Auto,
+            "b3+m" => Scheme::B3M,
+            "p" => Scheme::P,
+            "p+m" => Scheme::PM,
+            "hhzs" | "p+m+c" => Scheme::Hhzs,
+            _ => match l.strip_prefix('b').and_then(|h| h.parse::<u32>().ok()) {
+                Some(h) if (1..=9).contains(&h) => Scheme::Basic(h),
+                _ => {
+                    return Err(format!(
+                        "unknown scheme `{s}` (known: b1-b9, auto, b3+m, p, p+m, hhzs)"
+                    ))
+                }
+            },
+        })
+    }
+}
+
 impl Scheme {
     pub fn name(self) -> String {
         match self {
@@ -135,7 +159,8 @@ fn ssd_share(store: &ZoneFileStore) -> Vec<f64> {
     out
 }
 
-fn run_load_job(
+/// Loads one scheme and runs its workloads on the calling thread.
+pub fn run_load_job(
     base: &HybridSetup,
     job: &LoadJob,
     records: u64,
