@@ -643,10 +643,21 @@ fn reproduce_mios_runs_at_small_scale_deterministically() {
         "predictor.accuracy_s",
         "fig7.b.avg_reduction",
         "table3.a.mios_e_ssd_write_reduction",
+        "fig11.a.avg_increase",
+        "fig11.d.p999_increase",
+        "fig12.b.p999_ratio",
+        "fig12.b.p99_ratio",
     ] {
         assert!(ids.contains(&id), "{id} missing");
     }
-    assert!(d1.join("fig8_ssd_queue_cdf.csv").exists());
+    for csv in [
+        "fig8_ssd_queue_cdf.csv",
+        "fig11b_redirected_by_size.csv",
+        "fig12a_latency_normalised.csv",
+        "pairs_b_latency.csv",
+    ] {
+        assert!(d1.join(csv).exists(), "{csv} missing");
+    }
 }
 
 #[test]
