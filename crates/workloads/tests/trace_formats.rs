@@ -231,8 +231,7 @@ device_id,opcode,offset,length,timestamp
 }
 
 /// Lines in the published Tencent CBS layout (`Timestamp,Offset,Size,IOType,VolumeID`:
-/// Unix seconds, 512-byte sectors, `0` read / `1` write); the first is the example
-/// line libCacheSim's Tencent block reader quotes.
+/// Unix seconds, 512-byte sectors, `0` read / `1` write), two volumes.
 #[test]
 fn tencent_sample() {
     let text = "\

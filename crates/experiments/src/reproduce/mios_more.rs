@@ -280,12 +280,12 @@ pub(super) fn more(
     // ---- Several SSD/HDD pairs per node (§4.3): node B's trace placed by file on
     // k pairs of (aged 960 EVO, WD 10 TB), one MIOS scheduler per pair.
     let node_b = &PANGU_TABLE_1[1];
-    let mut multi: Vec<[MultiPairOrBase; 2]> = Vec::new();
+    let mut multi: Vec<[PairPoint; 2]> = Vec::new();
     for &k in &PAIR_COUNTS {
         if k == 1 {
             multi.push([
-                MultiPairOrBase::Base(base[1][0].clone()),
-                MultiPairOrBase::Base(base[1][1].clone()),
+                PairPoint::of_node(&base[1][0]),
+                PairPoint::of_node(&base[1][1]),
             ]);
             continue;
         }
@@ -307,9 +307,25 @@ pub(super) fn more(
             let reqs = pangu_requests(node_b, scale, seed, capacity, start);
             let cfg = NodeConfig::paper(policy, l[1], params, LOG_BYTES);
             let r = run_pairs(&mut pairs, &reqs, chunk_file_bytes(capacity), &cfg).map_err(err)?;
-            row.push(MultiPairOrBase::Pairs(r));
+            if policy == Policy::MiosD {
+                let per: Vec<String> = r
+                    .pairs
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "{}/{} writes redirected, {} syncs",
+                            p.hdd_user_write_requests, p.writes, p.hdd_syncs
+                        )
+                    })
+                    .collect();
+                notes.push(format!(
+                    "Node B on {k} pairs, MIOS_D per pair: {}.",
+                    per.join("; ")
+                ));
+            }
+            row.push(PairPoint::of_pairs(&r));
         }
-        let [b, d]: [MultiPairOrBase; 2] = row.try_into().map_err(|_| err("two policies"))?;
+        let [b, d]: [PairPoint; 2] = row.try_into().map_err(|_| err("two policies"))?;
         multi.push([b, d]);
     }
     let cats: Vec<String> = PAIR_COUNTS.iter().map(|k| format!("{k} pair(s)")).collect();
@@ -317,15 +333,15 @@ pub(super) fn more(
     for (pi, pname) in [(0, "Baseline"), (1, "MIOS_D")] {
         pair_series.push(series(
             format!("{pname} avg"),
-            multi.iter().map(|m| m[pi].mean_ns() / 1e3),
+            multi.iter().map(|m| m[pi].mean_ns / 1e3),
         ));
         pair_series.push(series(
             format!("{pname} p99"),
-            multi.iter().map(|m| m[pi].p99_ns() / 1e3),
+            multi.iter().map(|m| m[pi].p99_ns / 1e3),
         ));
         pair_series.push(series(
             format!("{pname} p99.9"),
-            multi.iter().map(|m| m[pi].p999_ns() / 1e3),
+            multi.iter().map(|m| m[pi].p999_ns / 1e3),
         ));
     }
     figures.push(bar(
@@ -344,28 +360,9 @@ pub(super) fn more(
         cats,
         vec![series(
             "MIOS_D redirected".into(),
-            multi.iter().map(|m| m[1].redirected_bytes() as f64 / 1e9),
+            multi.iter().map(|m| m[1].redirected_bytes as f64 / 1e9),
         )],
     ));
-    for (ki, m) in multi.iter().enumerate() {
-        if let MultiPairOrBase::Pairs(r) = &m[1] {
-            let per: Vec<String> = r
-                .pairs
-                .iter()
-                .map(|p| {
-                    format!(
-                        "{}/{} writes redirected, {} syncs",
-                        p.hdd_user_write_requests, p.writes, p.hdd_syncs
-                    )
-                })
-                .collect();
-            notes.push(format!(
-                "Node B on {} pairs, MIOS_D per pair: {}.",
-                PAIR_COUNTS[ki],
-                per.join("; ")
-            ));
-        }
-    }
     Ok(Extra {
         claims,
         figures,
@@ -373,35 +370,31 @@ pub(super) fn more(
     })
 }
 
-/// A multi-pair run, or the single-pair Fig. 7 run for one pair.
-enum MultiPairOrBase {
-    Base(NodeResult),
-    Pairs(MultiPairResult),
+/// What the multi-pair figure shows of one run (a multi-pair node, or the Fig. 7
+/// single-pair run).
+struct PairPoint {
+    mean_ns: f64,
+    p99_ns: f64,
+    p999_ns: f64,
+    redirected_bytes: u64,
 }
 
-impl MultiPairOrBase {
-    fn mean_ns(&self) -> f64 {
-        match self {
-            Self::Base(r) => r.write_latency.mean_ns,
-            Self::Pairs(r) => r.write_latency.mean_ns,
+impl PairPoint {
+    fn of_node(r: &NodeResult) -> Self {
+        Self {
+            mean_ns: r.write_latency.mean_ns,
+            p99_ns: r.write_latency.p99_ns as f64,
+            p999_ns: r.write_latency.p999_ns as f64,
+            redirected_bytes: r.hdd_user_write_bytes,
         }
     }
-    fn p99_ns(&self) -> f64 {
-        match self {
-            Self::Base(r) => r.write_latency.p99_ns as f64,
-            Self::Pairs(r) => r.write_latency.p99_ns as f64,
-        }
-    }
-    fn p999_ns(&self) -> f64 {
-        match self {
-            Self::Base(r) => r.write_latency.p999_ns as f64,
-            Self::Pairs(r) => r.write_latency.p999_ns as f64,
-        }
-    }
-    fn redirected_bytes(&self) -> u64 {
-        match self {
-            Self::Base(r) => r.hdd_user_write_bytes,
-            Self::Pairs(r) => r.hdd_user_write_bytes,
+
+    fn of_pairs(r: &MultiPairResult) -> Self {
+        Self {
+            mean_ns: r.write_latency.mean_ns,
+            p99_ns: r.write_latency.p99_ns as f64,
+            p999_ns: r.write_latency.p999_ns as f64,
+            redirected_bytes: r.hdd_user_write_bytes,
         }
     }
 }

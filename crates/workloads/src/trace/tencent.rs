@@ -1,15 +1,18 @@
-//! Tencent CBS block traces (cloud block storage, SNIA IOTTA trace set 27917, Oct. 2018):
+//! Tencent CBS block traces (a warehouse of Tencent's production cloud block storage,
+//! 5,584 cloud virtual volumes, 1–10 Oct. 2018; the traces behind the ATC '20 paper
+//! "OSCA: An Online-Model Based Cache Allocation Scheme in Cloud Block Storage
+//! Systems"):
 //!
 //! `Timestamp,Offset,Size,IOType,VolumeID`
 //!
-//! Where the layout comes from: the trace set's `README.txt` ("3. I/O trace file
-//! format"): comma-separated text; `Timestamp` is when the I/O was issued, as Unix
-//! time in *seconds*; `Offset` is the start of the I/O in *512-byte sectors* from the
-//! start of the cloud virtual volume; `Size` is the transfer size in *sectors*;
-//! `IOType` is `0` for a read and `1` for a write; `VolumeID` is the cloud virtual
-//! volume's number. The published lines look like `1538323199,105352008,584,1,1576`
-//! (libCacheSim's `traceConv` Tencent block reader quotes this line and reads the
-//! fields in this order, `0` = read, `1` = write).
+//! Where the layout comes from: the trace distribution's `README.txt`, section
+//! "3. I/O trace file format" (read through a public copy of it,
+//! `https://huggingface.erdda.com/datasets/1a1a11a/jason_original/blob/main/tencent/tencentBlock_README`):
+//! comma-separated text; `Timestamp` is when the I/O was issued, as Unix time in
+//! *seconds*; `Offset` is the start of the I/O in *sectors* (1 sector = 512 bytes)
+//! from the start of the cloud virtual volume; `Size` is the transfer size in
+//! *sectors*; `IOType` is `Read(0)`, `Write(1)`; `VolumeID` is the volume's number.
+//! A line looks like `1538323199,105352008,584,1,1576` (a 292 KiB write to volume 1576).
 //!
 //! The files have no header; a `Timestamp,Offset,Size,IOType,VolumeID` header is
 //! skipped if present. Times are whole seconds in the published traces, so many
