@@ -198,7 +198,7 @@ pub struct ReplayArgs {
     /// Trace file.
     #[arg(long)]
     pub trace: std::path::PathBuf,
-    /// auto, msr (MSR Cambridge / SNIA CSV), disksim (DiskSim/MQSim ASCII), csv (time_ns,op,offset_bytes,size_bytes), alibaba.
+    /// auto, msr (MSR Cambridge / SNIA CSV), disksim (DiskSim/MQSim ASCII), csv (time_ns,op,offset_bytes,size_bytes), alibaba, tencent (Tencent CBS: Timestamp,Offset,Size,IOType,VolumeID).
     #[arg(long, default_value = "auto")]
     pub format: String,
     /// Open loop: divide inter-arrival times by this factor (2 = twice as fast).
@@ -207,7 +207,7 @@ pub struct ReplayArgs {
     /// Closed loop at this queue depth instead of the trace's timestamps.
     #[arg(long)]
     pub qd: Option<u32>,
-    /// Replay only this disk number (MSR traces) or device id (Alibaba traces).
+    /// Replay only this disk number (MSR traces), device id (Alibaba traces) or volume id (Tencent traces).
     #[arg(long)]
     pub disk: Option<u64>,
     /// Keep records whose timestamps go backwards (issued in file order).

@@ -294,6 +294,58 @@ fn malformed_trace_line_names_file_line_and_field() {
 }
 
 #[test]
+fn tencent_cbs_trace_replays_and_a_bad_line_names_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // Timestamp (Unix s), Offset and Size (512-byte sectors), IOType (0 read, 1 write),
+    // VolumeID; two volumes.
+    let good = "1538323199,8,8,1,1576\n1538323199,16,8,0,1576\n1538323200,0,8,1,7\n";
+    let p = write(dir.path(), "cbs.csv", good);
+    let run = zonelab(&[
+        "replay",
+        "--device",
+        "ssd-conventional",
+        "--trace",
+        &p,
+        "--json",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let v: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(v["config"]["format"], "tencent", "auto-detected");
+    assert_eq!(v["ops"], 3);
+    let volume = zonelab(&[
+        "replay",
+        "--device",
+        "ssd-conventional",
+        "--trace",
+        &p,
+        "--format",
+        "tencent",
+        "--disk",
+        "1576",
+        "--json",
+    ]);
+    let vv: serde_json::Value = serde_json::from_slice(&volume.stdout).unwrap();
+    assert_eq!(vv["ops"], 2);
+    let bad = write(
+        dir.path(),
+        "bad.csv",
+        &format!("{good}1538323200,8,8,2,7\n"),
+    );
+    assert_clean_error(
+        &zonelab(&[
+            "replay",
+            "--device",
+            "ssd-conventional",
+            "--trace",
+            &bad,
+            "--format",
+            "tencent",
+        ]),
+        &["bad.csv:4", "IOType", "0 (read) or 1 (write)"],
+    );
+}
+
+#[test]
 fn zone_rule_violation_from_a_trace_is_a_clean_error() {
     let dir = tempfile::tempdir().unwrap();
     // A write in the middle of an empty zone: not at the write pointer.
@@ -591,10 +643,21 @@ fn reproduce_mios_runs_at_small_scale_deterministically() {
         "predictor.accuracy_s",
         "fig7.b.avg_reduction",
         "table3.a.mios_e_ssd_write_reduction",
+        "fig11.a.avg_increase",
+        "fig11.d.p999_increase",
+        "fig12.b.p999_ratio",
+        "fig12.b.p99_ratio",
     ] {
         assert!(ids.contains(&id), "{id} missing");
     }
-    assert!(d1.join("fig8_ssd_queue_cdf.csv").exists());
+    for csv in [
+        "fig8_ssd_queue_cdf.csv",
+        "fig11b_redirected_by_size.csv",
+        "fig12a_latency_normalised.csv",
+        "pairs_b_latency.csv",
+    ] {
+        assert!(d1.join(csv).exists(), "{csv} missing");
+    }
 }
 
 #[test]

@@ -100,3 +100,34 @@ fn runs_are_deterministic() {
     let b = serde_json::to_string(&run(Policy::MiosE, 2)).unwrap();
     assert_eq!(a, b);
 }
+
+#[test]
+fn redirected_bytes_per_size_group_add_up() {
+    let r = run(Policy::MiosE, 2);
+    assert_eq!(
+        r.hdd_user_write_bytes_by_size.iter().sum::<u64>(),
+        r.hdd_user_write_bytes
+    );
+    // The workload writes only 8 KiB requests: group 4-16 KiB.
+    assert_eq!(r.hdd_user_write_bytes_by_size[1], r.hdd_user_write_bytes);
+}
+
+#[test]
+fn f_only_uses_only_fast_writes_syncs_instead_of_padding() {
+    let r = run(Policy::MiosFOnly, 0);
+    let total: u64 = workload()
+        .iter()
+        .filter(|q| q.write)
+        .map(|q| q.size_bytes)
+        .sum();
+    assert_eq!(r.ssd_write_bytes + r.hdd_user_write_bytes, total);
+    assert!(r.hdd_user_write_requests > 0, "some writes redirected");
+    assert_eq!(r.hdd_padding_bytes, 0, "no PF/PS padding");
+    // Every HDD write BCW issued was a user write predicted F.
+    let predicted_not_f: u64 = r.bcw_confusion[1..].iter().flatten().sum();
+    assert_eq!(predicted_not_f, 0, "{:?}", r.bcw_confusion);
+    // More than the starting sync: ADW reached W_f and the buffer was emptied.
+    assert!(r.hdd_syncs > 1, "{} syncs", r.hdd_syncs);
+    let d = run(Policy::MiosD, 0);
+    assert!(d.hdd_padding_bytes > 0, "MIOS_D pads, F-only does not");
+}

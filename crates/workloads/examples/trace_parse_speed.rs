@@ -57,6 +57,15 @@ fn write_trace(format: TraceFormat, lines: u64) -> std::io::Result<tempfile::Nam
                     if read { 'R' } else { 'W' },
                     1_577_808_000_000_626 + i * 11
                 )?,
+                TraceFormat::Tencent => writeln!(
+                    out,
+                    "{},{},{},{},{}",
+                    1_538_323_199 + i / 1_000,
+                    offset / 512,
+                    size / 512,
+                    u8::from(!read),
+                    i % 4
+                )?,
             }
         }
         out.flush()?;

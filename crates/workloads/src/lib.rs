@@ -7,7 +7,7 @@
 //! - [`synth`]: look-alike traces with the published characteristics of the MSR
 //!   Cambridge traces (MU-RMW Table I).
 //! - [`trace`]: streaming readers for recorded block traces (MSR Cambridge / SNIA
-//!   IOTTA CSV, DiskSim and MQSim ASCII traces, Alibaba block traces, and a plain
+//!   IOTTA CSV, DiskSim and MQSim ASCII traces, Alibaba and Tencent CBS block traces, and a plain
 //!   `time_ns,op,offset_bytes,size_bytes` CSV), all yielding one
 //!   [`trace::TraceRecord`] type.
 //! - [`ycsb`]: YCSB with the exact semantics of YCSB's CoreWorkload (workloads

@@ -86,6 +86,13 @@ pub fn find_node(name: &str) -> Option<&'static PanguNode> {
 }
 
 const CHUNK_FILES: u64 = 64;
+
+/// The size of each of the 64 chunk files a Pangu-like trace on `capacity_bytes`
+/// lays out (file `i` starts at `i * chunk_file_bytes`), for file-level placement
+/// (MIOS §4.3.1: requests go to the SSD/HDD pair that holds their file).
+pub fn chunk_file_bytes(capacity_bytes: u64) -> u64 {
+    (capacity_bytes / CHUNK_FILES) / (4 * KIB) * (4 * KIB)
+}
 const LARGE_MIN: f64 = 16.0 * KIB as f64;
 const LARGE_MAX: f64 = MIB as f64;
 /// Share of large (> 10 KiB) requests when the mean needs them: §2.3 says more
@@ -189,7 +196,7 @@ impl PanguTrace {
         let low = node.avg_krps * 1e3 / 2.0;
         let peak_fraction = ((node.avg_krps * 1e3 - low) / (peak - low)).clamp(0.0, 1.0);
         let at_peak = uniform_below(&mut rng, 1_000_000) < (peak_fraction * 1e6) as u64;
-        let file_bytes = (capacity_bytes / CHUNK_FILES) / (4 * KIB) * (4 * KIB);
+        let file_bytes = chunk_file_bytes(capacity_bytes);
         Self {
             rng,
             writes_left: requests - reads,

@@ -384,6 +384,48 @@ fn alibaba_malformed_lines() {
 }
 
 #[test]
+fn tencent_malformed_lines() {
+    use FieldProblem::*;
+    let tc = TraceFormat::Tencent;
+    let good = "1538323199,105352008,584,1,1576\n";
+    // The whole message names the file, the 1-based line and the field.
+    let error = error_of(&format!("{good}{good}1538323200,8,8,W,1576\n"), tc);
+    assert_eq!(
+        error.to_string(),
+        r#"trace.csv:3: field IOType: "W" is not a valid operation; expected 0 (read) or 1 (write)"#
+    );
+    assert_field(
+        &error,
+        3,
+        "IOType",
+        BadOp {
+            expected: "0 (read) or 1 (write)",
+        },
+    );
+    assert_field(
+        &error_of(&format!("{good}soon,0,8,1,1\n"), tc),
+        2,
+        "Timestamp",
+        NotDecimal,
+    );
+    assert_field(&error_of("1,-8,8,1,1\n", tc), 1, "Offset", Negative);
+    assert_field(
+        &error_of("1,0,36028797018963968,1,1\n", tc),
+        1,
+        "Size",
+        ScaledTooLarge { unit: "bytes" },
+    );
+    assert_field(&error_of("1,0,8,1,vol\n", tc), 1, "VolumeID", NotUnsigned);
+    assert_field(
+        &error_of(&format!("{good}1538323198,0,8,1,1576\n"), tc),
+        2,
+        "Timestamp",
+        Backwards { previous_line: 1 },
+    );
+    assert_field_count(&error_of("1538323199,0,8,1\n", tc), 1, 5, 4);
+}
+
+#[test]
 fn long_values_are_quoted_shortened() {
     let long = "9".repeat(300);
     let error = error_of(&format!("0,W,{long},1\n"), TraceFormat::Csv);

@@ -230,6 +230,45 @@ device_id,opcode,offset,length,timestamp
     );
 }
 
+/// Lines in the published Tencent CBS layout (`Timestamp,Offset,Size,IOType,VolumeID`:
+/// Unix seconds, 512-byte sectors, `0` read / `1` write), two volumes.
+#[test]
+fn tencent_sample() {
+    let text = "\
+1538323199,105352008,584,1,1576
+1538323199,8,8,0,7
+1538323200,16,16,1,1576
+1538323200.5,0,1,0,7
+";
+    const S: u64 = 1_000_000_000;
+    let all = read_file(text, TraceFormat::Tencent, TraceOptions::default());
+    assert_eq!(
+        all,
+        vec![
+            rec(0, TraceOp::Write, 105_352_008 * 512, 584 * 512),
+            rec(0, TraceOp::Read, 8 * 512, 8 * 512),
+            rec(S, TraceOp::Write, 16 * 512, 16 * 512),
+            rec(S + S / 2, TraceOp::Read, 0, 512),
+        ]
+    );
+    let volume_7 = TraceOptions {
+        device: Some(7),
+        ..TraceOptions::default()
+    };
+    assert_eq!(
+        read_file(text, TraceFormat::Tencent, volume_7),
+        vec![
+            rec(0, TraceOp::Read, 8 * 512, 8 * 512),
+            rec(S + S / 2, TraceOp::Read, 0, 512)
+        ]
+    );
+    let with_header = format!("Timestamp,Offset,Size,IOType,VolumeID\n{text}");
+    assert_eq!(
+        read_file(&with_header, TraceFormat::Tencent, TraceOptions::default()),
+        all
+    );
+}
+
 #[test]
 fn detection() {
     use TraceFormat::*;
@@ -241,6 +280,13 @@ fn detection() {
         ),
         ("0,R,126703644672,4096,1577808000000626", Ok(Alibaba)),
         ("device_id,opcode,offset,length,timestamp", Ok(Alibaba)),
+        ("1538323199,105352008,584,1,1576", Ok(Tencent)),
+        ("1538323199.5,0,8,0,3", Ok(Tencent)),
+        ("Timestamp,Offset,Size,IOType,VolumeID", Ok(Tencent)),
+        (
+            "1538323199,105352008,584,2,1576",
+            Err(DetectError::Unrecognized),
+        ),
         ("100,W,0,4096", Ok(Csv)),
         ("100,trim,0,4096", Ok(Csv)),
         ("time_ns,op,offset_bytes,size_bytes", Ok(Csv)),
@@ -295,6 +341,6 @@ fn format_names() {
     let error = "auto".parse::<TraceFormat>().unwrap_err();
     assert_eq!(
         error.to_string(),
-        r#"unknown trace format "auto"; expected one of msr, disksim, mqsim, csv, alibaba"#
+        r#"unknown trace format "auto"; expected one of msr, disksim, mqsim, csv, alibaba, tencent"#
     );
 }

@@ -4,12 +4,14 @@
 //! HDD (its DRAM write cache modelled), each on fresh, preconditioned devices.
 //! Table 5 (HDD utilisation) from the same runs; Fig. 10 (L vs L+1), Fig. 13 /
 //! Table 4 (other HDDs), Fig. 14 (660p SSD) and Fig. 15 (fio interval sweep) are in
-//! `mios_extra.rs`. Fig. 11 and Fig. 12 are not produced yet.
+//! `mios_extra.rs`; Fig. 11 (MIOS_D vs MIOS_E per size group), Fig. 12 (F-only with
+//! sync) and the node of several SSD/HDD pairs (§4.3) in `mios_more.rs`.
 
 use super::mios_extra::{
     aged_ssd as aged, err, extra, pangu_requests, EXTRA_STEPS, HDD_10TB as HDD, LOG_BYTES,
     SSD_960 as SSD,
 };
+use super::mios_more::{more, MORE_STEPS};
 use super::{ProgressSink, ReproduceError, RunOptions, Target};
 use crate::reproduce_result::{round_sig, Claim, Figure, FigureKind, ReproduceResult, Series};
 use zonelab_devices::{open_device, Device};
@@ -32,7 +34,7 @@ impl Target for MiosTarget {
     }
 
     fn description(&self) -> &'static str {
-        "BCW/MIOS: predictor accuracy (§4.1), Pangu-like nodes A-D with Baseline / MIOS_D / MIOS_E (Fig. 7-9, Table 3)"
+        "BCW/MIOS: predictor accuracy (§4.1), Pangu-like nodes A-D with Baseline / MIOS_D / MIOS_E (Fig. 7-15, Tables 3-5), several SSD/HDD pairs per node (§4.3)"
     }
 
     fn run(
@@ -40,7 +42,7 @@ impl Target for MiosTarget {
         opts: &RunOptions,
         progress: &mut dyn ProgressSink,
     ) -> Result<ReproduceResult, ReproduceError> {
-        let total = 2 + 3 * PANGU_TABLE_1.len() as u64 + EXTRA_STEPS;
+        let total = 2 + 3 * PANGU_TABLE_1.len() as u64 + EXTRA_STEPS + MORE_STEPS;
         progress.step(0, total, "profile HDD");
         let mut hdd = open_device(HDD).map_err(err)?;
         let prof = profile(hdd.as_mut(), &ProfileConfig::new(64 * KIB)).map_err(err)?;
@@ -105,6 +107,16 @@ impl Target for MiosTarget {
             let arr: [NodeResult; 3] = per_policy.try_into().map_err(|_| err("three policies"))?;
             results.push(arr);
         }
+        let more_runs = more(
+            opts.scale,
+            opts.seed,
+            params,
+            &thresholds,
+            &results,
+            progress,
+            super::mios_extra::Steps { done: step, total },
+        )?;
+        step += MORE_STEPS;
         let more = extra(
             opts.scale,
             opts.seed,
@@ -284,7 +296,6 @@ impl Target for MiosTarget {
             format!("HDD profile ({HDD}, 64 KiB writes): L_f {:.0} us, L_m {:.0} us, L_s {:.1} ms, W_f {:.1} MiB, W_m {:.1} MiB.", params.l_f_ns as f64 / 1e3, params.l_m_ns as f64 / 1e3, params.l_s_ns as f64 / 1e6, params.w_f_bytes as f64 / MIB as f64, params.w_m_bytes as f64 / MIB as f64),
             format!("Threshold L per node (smallest SSD queue depth whose mean 4 KiB write latency exceeds L_m, on an aged {SSD}): {thresholds:?}."),
             "Workloads are Pangu-like traces generated from MIOS Table 1 (docs/mios.md); the real Pangu traces are private.".to_string(),
-            "Not produced yet: Fig. 11 (MIOS_D vs MIOS_E per size group), Fig. 12 (F-only with sync) (issue #6 continues).".to_string(),
         ];
         for (ni, r) in results.iter().enumerate() {
             notes.push(format!(
@@ -295,6 +306,9 @@ impl Target for MiosTarget {
         claims.extend(more.claims);
         figures.extend(more.figures);
         notes.extend(more.notes);
+        claims.extend(more_runs.claims);
+        figures.extend(more_runs.figures);
+        notes.extend(more_runs.notes);
         Ok(ReproduceResult {
             target: "mios".into(),
             scale: opts.scale,

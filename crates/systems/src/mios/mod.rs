@@ -20,9 +20,12 @@
 //! - [`node`] — §4.2–§4.3: an SSD-HDD hybrid node with Buffer-Controlled Writes
 //!   (Algorithm 2), the mixed IO scheduler (Algorithm 3, MIOS_D / MIOS_E), the
 //!   SSD-only and SWR baselines, the HDD log and its GC.
+//! - [`multi_pair`] — §4.3: a node of several independent SSD/HDD pairs, one
+//!   scheduler instance per pair, requests placed on pairs by file.
 //! - [`ssd_threshold`] — §4.3: the queue-length threshold L from the SSD's measured
 //!   latency-vs-queue-length profile.
 
+pub mod multi_pair;
 pub mod node;
 pub mod predictor;
 pub mod profiler;

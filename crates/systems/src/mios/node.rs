@@ -46,6 +46,11 @@ pub enum Policy {
     MiosD,
     /// Algorithm 3, also sending writes predicted F to the HDD when l(t) ≤ L.
     MiosE,
+    /// The "F write state only" strategy of §5.2 / Fig. 12: like MIOS_D (redirect
+    /// only when l(t) > L) but the HDD is only ever used in its Fast state — when the
+    /// accumulated data written reaches W_f (the next write would be predicted M),
+    /// BCW issues a sync instead of padding through the mid/slow stages. No padding.
+    MiosFOnly,
 }
 
 impl Policy {
@@ -55,11 +60,12 @@ impl Policy {
             Policy::Swr { .. } => "swr",
             Policy::MiosD => "mios_d",
             Policy::MiosE => "mios_e",
+            Policy::MiosFOnly => "mios_f_only",
         }
     }
 
     fn uses_bcw(self) -> bool {
-        matches!(self, Policy::MiosD | Policy::MiosE)
+        matches!(self, Policy::MiosD | Policy::MiosE | Policy::MiosFOnly)
     }
 }
 
@@ -134,6 +140,8 @@ pub struct NodeResult {
     /// Mean write latency per Fig. 9 size group (ns; 0 when a group is empty).
     pub write_latency_by_size_ns: Vec<f64>,
     pub writes_by_size: Vec<u64>,
+    /// User data written to the HDD (redirected) per Fig. 9 size group (Fig. 11(b)).
+    pub hdd_user_write_bytes_by_size: Vec<u64>,
     /// SSD queue length seen by each arriving user request: counts per length
     /// (the last bucket holds everything longer).
     pub ssd_queue_length_counts: Vec<u64>,
@@ -198,6 +206,17 @@ pub fn run_node(
     requests: &[UserRequest],
     cfg: &NodeConfig,
 ) -> Result<NodeResult, DeviceError> {
+    run_node_with_histogram(ssd, hdd, requests, cfg).map(|(r, _)| r)
+}
+
+/// [`run_node`], also returning the full write-latency histogram (so that several
+/// pairs' latencies can be merged, `multi_pair.rs`).
+pub fn run_node_with_histogram(
+    ssd: &mut dyn Device,
+    hdd: &mut dyn Device,
+    requests: &[UserRequest],
+    cfg: &NodeConfig,
+) -> Result<(NodeResult, LatencyHistogram), DeviceError> {
     Node::new(ssd, hdd, requests, cfg).run()
 }
 
@@ -228,6 +247,9 @@ struct Node<'a> {
     log_live: u64,
     location: HashMap<u64, Loc>,
     gc_pending: bool,
+    /// F-only strategy: a write was kept off the HDD because ADW reached W_f, so
+    /// the buffer should be emptied with a sync as soon as the HDD is idle.
+    f_only_sync_wanted: bool,
     // Results.
     write_hist: LatencyHistogram,
     read_hist: LatencyHistogram,
@@ -278,6 +300,7 @@ impl<'a> Node<'a> {
             log_live: 0,
             location: HashMap::new(),
             gc_pending: false,
+            f_only_sync_wanted: false,
             write_hist: LatencyHistogram::new(),
             read_hist: LatencyHistogram::new(),
             size_sum_ns: vec![0.0; SIZE_GROUP_BOUNDS.len() + 1],
@@ -291,6 +314,7 @@ impl<'a> Node<'a> {
                 read_latency: LatencySummary::default(),
                 write_latency_by_size_ns: Vec::new(),
                 writes_by_size: Vec::new(),
+                hdd_user_write_bytes_by_size: vec![0; SIZE_GROUP_BOUNDS.len() + 1],
                 ssd_queue_length_counts: Vec::new(),
                 ssd_write_bytes: 0,
                 ssd_write_requests: 0,
@@ -312,7 +336,7 @@ impl<'a> Node<'a> {
         }
     }
 
-    fn run(mut self) -> Result<NodeResult, DeviceError> {
+    fn run(mut self) -> Result<(NodeResult, LatencyHistogram), DeviceError> {
         for (i, q) in self.reqs.iter().enumerate() {
             self.events.schedule(q.arrival_ns, Event::Arrival(i));
         }
@@ -346,7 +370,7 @@ impl<'a> Node<'a> {
             r.hdd_gross_utilisation = ((self.hdd_gross_ns as f64 / end as f64) * 1e6).round() / 1e6;
             r.hdd_net_utilisation = ((self.hdd_net_ns as f64 / end as f64) * 1e6).round() / 1e6;
         }
-        Ok(r)
+        Ok((r, self.write_hist))
     }
 
     /// SSD queue length at `now`: submitted and not completed.
@@ -389,6 +413,15 @@ impl<'a> Node<'a> {
             self.hdd_queued_bytes += q.size_bytes;
             self.hdd_next(now)?;
         } else {
+            if self.cfg.policy == Policy::MiosFOnly
+                && self.flag_hdd
+                && l > self.cfg.ssd_queue_threshold as usize
+            {
+                // Kept off the HDD only because it would not be an F write: ADW has
+                // reached W_f, so empty the buffer (§5.2, Fig. 12).
+                self.f_only_sync_wanted = true;
+                self.hdd_next(now)?;
+            }
             let done = self.ssd_submit(now, q, true)?;
             self.record_write(q, done);
             let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);
@@ -416,6 +449,9 @@ impl<'a> Node<'a> {
                 let p = self.predict_after_queue(self.hdd_queued_bytes, size);
                 (long && matches!(p, WriteState::F | WriteState::M))
                     || (self.cfg.policy == Policy::MiosE && p == WriteState::F)
+            }
+            Policy::MiosFOnly => {
+                long && self.predict_after_queue(self.hdd_queued_bytes, size) == WriteState::F
             }
         }
     }
@@ -468,7 +504,12 @@ impl<'a> Node<'a> {
         }
         // Reads first: MIOS suspends BCW to serve them (§4.3).
         if let Some(i) = self.hdd_reads.pop_front() {
-            if self.cfg.policy.uses_bcw() {
+            if self.cfg.policy == Policy::MiosFOnly {
+                // F-only never pads: it re-establishes a known (empty) buffer with
+                // a sync after the disruption.
+                self.sync_pending = true;
+                self.flag_hdd = false;
+            } else if self.cfg.policy.uses_bcw() {
                 self.slow_phase = true; // recalibrate after the disruption
                 self.flag_hdd = false;
             }
@@ -497,6 +538,9 @@ impl<'a> Node<'a> {
         }
         if self.gc_pending && self.hdd_queue.is_empty() {
             return self.gc_step(now);
+        }
+        if self.cfg.policy == Policy::MiosFOnly {
+            return self.f_only_next(now);
         }
         if !self.slow_phase {
             if let Some(&i) = self.hdd_queue.front() {
@@ -538,6 +582,37 @@ impl<'a> Node<'a> {
             return self.hdd_log_write(now, pf, HddOp::Padding { bytes: pf }, predicted);
         }
         Ok(()) // F: no padding needed (§4.2)
+    }
+
+    /// The F-only strategy's HDD step (§5.2, Fig. 12): user writes while they are
+    /// predicted F; once the next one (or a write kept on the SSD) would not be F,
+    /// a sync empties the buffer. The HDD is idle otherwise (no padding).
+    fn f_only_next(&mut self, now: Ns) -> Result<(), DeviceError> {
+        if let Some(&i) = self.hdd_queue.front() {
+            let size = self.reqs[i].size_bytes;
+            let predicted = self.predictor.predict(size);
+            if predicted == WriteState::F {
+                self.hdd_queue.pop_front();
+                self.hdd_queued_bytes -= size;
+                let pos = self.log_tail;
+                return self.hdd_log_write(
+                    now,
+                    size,
+                    HddOp::UserWrite {
+                        req: i,
+                        log_pos: pos,
+                    },
+                    predicted,
+                );
+            }
+            self.f_only_sync_wanted = true;
+        }
+        if self.f_only_sync_wanted {
+            self.f_only_sync_wanted = false;
+            self.flag_hdd = false;
+            return self.hdd_issue(now, &Command::Flush, HddOp::Sync, WriteState::F);
+        }
+        Ok(())
     }
 
     /// Appends `bytes` at the log tail.
@@ -650,6 +725,7 @@ impl<'a> Node<'a> {
                 let q = self.reqs[req];
                 self.record_write(q, now);
                 self.r.hdd_user_write_bytes += q.size_bytes;
+                self.r.hdd_user_write_bytes_by_size[size_group(q.size_bytes)] += q.size_bytes;
                 self.r.hdd_user_write_requests += 1;
                 self.r.hdd_user_writes_observed_s += (observed == WriteState::S) as u64;
                 let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);

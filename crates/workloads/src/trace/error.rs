@@ -205,7 +205,7 @@ pub enum DetectError {
     #[error("the line is blank or a comment, not a record")]
     NotARecord,
     /// The line matches none of the formats.
-    #[error("the line matches none of the formats msr, disksim, mqsim, csv, alibaba; name the format explicitly")]
+    #[error("the line matches none of the formats msr, disksim, mqsim, csv, alibaba, tencent; name the format explicitly")]
     Unrecognized,
     /// Five whitespace-separated integers: DiskSim (milliseconds) and MQSim
     /// (nanoseconds) lay lines out alike, and only a decimal point in the time
@@ -216,7 +216,9 @@ pub enum DetectError {
 
 /// An unknown trace format name.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("unknown trace format {name:?}; expected one of msr, disksim, mqsim, csv, alibaba")]
+#[error(
+    "unknown trace format {name:?}; expected one of msr, disksim, mqsim, csv, alibaba, tencent"
+)]
 pub struct ParseFormatError {
     pub name: String,
 }

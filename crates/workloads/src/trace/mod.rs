@@ -21,6 +21,7 @@
 //! | `mqsim` | `time device start size type` (whitespace) | integer nanoseconds | `0` write, `1` read | 512-byte sectors |
 //! | `csv` | `time_ns,op,offset_bytes,size_bytes` | nanoseconds | `R`/`W`/`T` or `read`/`write`/`trim` | bytes |
 //! | `alibaba` | `device_id,opcode,offset,length,timestamp` | microseconds | `R`/`W` | bytes |
+//! | `tencent` | `Timestamp,Offset,Size,IOType,VolumeID` | Unix seconds (decimal accepted) | `0` read, `1` write | 512-byte sectors |
 //!
 //! Where the layouts come from:
 //! - MSR Cambridge traces as distributed by SNIA IOTTA: the column list above; the
@@ -44,12 +45,16 @@
 //! - Alibaba block traces, github.com/alibaba/block-traces `README.md`, schema of
 //!   `io_traces.csv`: `device_id` (uint32), `opcode` (`R` or `W`), `offset` (bytes),
 //!   `length` (bytes), `timestamp` (microseconds, e.g. `1577808000000626`).
+//! - Tencent CBS block traces (SNIA IOTTA, cloud block storage, 2018), the trace set's
+//!   `README.txt`: `Timestamp` (Unix seconds), `Offset` and `Size` (512-byte
+//!   sectors), `IOType` (`0` read, `1` write), `VolumeID`; the sources are cited
+//!   in `trace/tencent.rs`.
 //!
 //! # Reading rules
 //! - Lines are read one at a time into a reused buffer; a trace larger than memory
 //!   streams. A line may be at most [`MAX_LINE_BYTES`] long.
 //! - Blank lines and lines starting with `#` (after leading whitespace) are skipped;
-//!   so is a header line as the first non-comment line (csv, msr, alibaba). `\r\n`
+//!   so is a header line as the first non-comment line (csv, msr, alibaba, tencent). `\r\n`
 //!   line ends and a UTF-8 byte-order mark are accepted.
 //! - Every line is fully checked, including lines of devices a device filter drops.
 //!   A bad line is an error that names the file, the 1-based line number, the field and
@@ -67,6 +72,7 @@ mod parse;
 mod plain_csv;
 mod reader;
 mod summary;
+mod tencent;
 
 use std::fmt;
 use std::io::{self, Write};
@@ -161,6 +167,8 @@ pub enum TraceFormat {
     Csv,
     /// Alibaba block traces CSV.
     Alibaba,
+    /// Tencent CBS block traces CSV (seconds, sectors, `0` read / `1` write).
+    Tencent,
 }
 
 /// One parsed line, before time rebasing: `time` is in the format's own unit.
@@ -175,15 +183,17 @@ pub(crate) struct RawRecord<'a> {
 
 impl TraceFormat {
     /// Every format, in the order error messages list them.
-    pub const ALL: [TraceFormat; 5] = [
+    pub const ALL: [TraceFormat; 6] = [
         TraceFormat::Msr,
         TraceFormat::DiskSim,
         TraceFormat::Mqsim,
         TraceFormat::Csv,
         TraceFormat::Alibaba,
+        TraceFormat::Tencent,
     ];
 
-    /// The name `FromStr` accepts: `msr`, `disksim`, `mqsim`, `csv` or `alibaba`.
+    /// The name `FromStr` accepts: `msr`, `disksim`, `mqsim`, `csv`, `alibaba` or
+    /// `tencent`.
     pub fn name(self) -> &'static str {
         match self {
             TraceFormat::Msr => "msr",
@@ -191,6 +201,7 @@ impl TraceFormat {
             TraceFormat::Mqsim => "mqsim",
             TraceFormat::Csv => "csv",
             TraceFormat::Alibaba => "alibaba",
+            TraceFormat::Tencent => "tencent",
         }
     }
 
@@ -202,6 +213,7 @@ impl TraceFormat {
             TraceFormat::Mqsim => disksim::MQSIM_LAYOUT.text,
             TraceFormat::Csv => plain_csv::LAYOUT.text,
             TraceFormat::Alibaba => alibaba::LAYOUT.text,
+            TraceFormat::Tencent => tencent::LAYOUT.text,
         }
     }
 
@@ -216,8 +228,11 @@ impl TraceFormat {
         match self {
             TraceFormat::Msr => FILETIME_TICK_NS,
             TraceFormat::Alibaba => alibaba::TIME_UNIT_NS,
-            // DiskSim milliseconds are converted to nanoseconds while parsing.
-            TraceFormat::DiskSim | TraceFormat::Mqsim | TraceFormat::Csv => 1,
+            // DiskSim milliseconds and Tencent seconds are converted to nanoseconds
+            // while parsing.
+            TraceFormat::DiskSim | TraceFormat::Mqsim | TraceFormat::Csv | TraceFormat::Tencent => {
+                1
+            }
         }
     }
 
@@ -228,6 +243,7 @@ impl TraceFormat {
             TraceFormat::Mqsim => disksim::MQSIM_TIME_FIELD,
             TraceFormat::Csv => plain_csv::TIME_FIELD,
             TraceFormat::Alibaba => alibaba::TIME_FIELD,
+            TraceFormat::Tencent => tencent::TIME_FIELD,
         }
     }
 
@@ -239,6 +255,7 @@ impl TraceFormat {
             TraceFormat::Mqsim => disksim::parse_mqsim(line),
             TraceFormat::Csv => plain_csv::parse(line),
             TraceFormat::Alibaba => alibaba::parse(line),
+            TraceFormat::Tencent => tencent::parse(line),
         }
     }
 
@@ -247,6 +264,7 @@ impl TraceFormat {
             TraceFormat::Msr => msr::is_header(line),
             TraceFormat::Csv => plain_csv::is_header(line),
             TraceFormat::Alibaba => alibaba::is_header(line),
+            TraceFormat::Tencent => tencent::is_header(line),
             TraceFormat::DiskSim | TraceFormat::Mqsim => false,
         }
     }
@@ -266,11 +284,17 @@ impl TraceFormat {
         }
         if bytes.contains(&b',') {
             let fields = parse::split_commas(bytes);
-            for format in [TraceFormat::Msr, TraceFormat::Alibaba, TraceFormat::Csv] {
+            for format in [
+                TraceFormat::Msr,
+                TraceFormat::Alibaba,
+                TraceFormat::Tencent,
+                TraceFormat::Csv,
+            ] {
                 let matches = format.is_header(bytes)
                     || match format {
                         TraceFormat::Msr => msr::looks_like(&fields),
                         TraceFormat::Alibaba => alibaba::looks_like(&fields),
+                        TraceFormat::Tencent => tencent::looks_like(&fields),
                         _ => plain_csv::looks_like(&fields),
                     };
                 if matches {
@@ -316,8 +340,8 @@ impl fmt::Display for TraceFormat {
 impl FromStr for TraceFormat {
     type Err = ParseFormatError;
 
-    /// A format name, in any case: `msr`, `disksim`, `mqsim`, `csv` or `alibaba`.
-    /// (`auto` is not a format: call [`TraceFormat::detect_path`] for it.)
+    /// A format name, in any case: `msr`, `disksim`, `mqsim`, `csv`, `alibaba` or
+    /// `tencent`. (`auto` is not a format: call [`TraceFormat::detect_path`] for it.)
     fn from_str(name: &str) -> Result<Self, Self::Err> {
         TraceFormat::ALL
             .into_iter()

@@ -174,11 +174,31 @@ fn strip_hex_prefix(s: &[u8]) -> &[u8] {
 const NS_PER_MS: u64 = 1_000_000;
 /// Fractional millisecond digits that are still whole nanoseconds.
 const MS_FRACTION_DIGITS_NS: usize = 6;
+const NS_PER_S: u64 = 1_000_000_000;
+/// Fractional second digits that are still whole nanoseconds.
+const S_FRACTION_DIGITS_NS: usize = 9;
 
 /// A non-negative decimal number of milliseconds (`12`, `12.5`, `.5`, `12.`), exactly
 /// converted to nanoseconds: no floating point. Digits below a nanosecond are rounded
 /// half up (the 7th fractional digit decides).
 pub(crate) fn parse_decimal_ms_as_ns(s: &[u8]) -> Result<u64, FieldProblem> {
+    parse_decimal_as_ns(s, NS_PER_MS, MS_FRACTION_DIGITS_NS)
+}
+
+/// A non-negative decimal number of seconds (`1538323199`, `1538323199.25`), exactly
+/// converted to nanoseconds like [`parse_decimal_ms_as_ns`] (the 10th fractional
+/// digit rounds).
+pub(crate) fn parse_decimal_s_as_ns(s: &[u8]) -> Result<u64, FieldProblem> {
+    parse_decimal_as_ns(s, NS_PER_S, S_FRACTION_DIGITS_NS)
+}
+
+/// A decimal number of units of `ns_per_unit` nanoseconds, `fraction_digits` being
+/// the fractional digits that are whole nanoseconds (`ns_per_unit == 10^fraction_digits`).
+fn parse_decimal_as_ns(
+    s: &[u8],
+    ns_per_unit: u64,
+    fraction_digits: usize,
+) -> Result<u64, FieldProblem> {
     let (negative, body) = match s.first() {
         Some(b'-') => (true, &s[1..]),
         _ => (false, s),
@@ -196,21 +216,19 @@ pub(crate) fn parse_decimal_ms_as_ns(s: &[u8]) -> Result<u64, FieldProblem> {
     if negative {
         return Err(FieldProblem::Negative);
     }
-    let whole_ms = if int_part.is_empty() {
+    let whole_units = if int_part.is_empty() {
         0
     } else {
         parse_u64(int_part)?
     };
     let mut fraction_ns: u64 = 0;
-    for i in 0..MS_FRACTION_DIGITS_NS {
+    for i in 0..fraction_digits {
         let digit = frac_part.get(i).map_or(0, |b| u64::from(b - b'0'));
         fraction_ns = fraction_ns * 10 + digit;
     }
-    let round_up = frac_part
-        .get(MS_FRACTION_DIGITS_NS)
-        .is_some_and(|&b| b >= b'5');
-    whole_ms
-        .checked_mul(NS_PER_MS)
+    let round_up = frac_part.get(fraction_digits).is_some_and(|&b| b >= b'5');
+    whole_units
+        .checked_mul(ns_per_unit)
         .and_then(|ns| ns.checked_add(fraction_ns + u64::from(round_up)))
         .ok_or(FieldProblem::ScaledTooLarge {
             unit: "nanoseconds",
@@ -337,6 +355,24 @@ mod tests {
             parse_decimal_ms_as_ns(b"1.2.3"),
             Err(FieldProblem::NotDecimal)
         );
+    }
+
+    #[test]
+    fn decimal_seconds_are_exact() {
+        assert_eq!(
+            parse_decimal_s_as_ns(b"1538323199"),
+            Ok(1_538_323_199_000_000_000)
+        );
+        assert_eq!(parse_decimal_s_as_ns(b"0.25"), Ok(250_000_000));
+        assert_eq!(parse_decimal_s_as_ns(b"1.0000000015"), Ok(1_000_000_002));
+        assert_eq!(
+            parse_decimal_s_as_ns(b"18446744074"),
+            Err(FieldProblem::ScaledTooLarge {
+                unit: "nanoseconds"
+            })
+        );
+        assert_eq!(parse_decimal_s_as_ns(b"-1"), Err(FieldProblem::Negative));
+        assert_eq!(parse_decimal_s_as_ns(b"1s"), Err(FieldProblem::NotDecimal));
     }
 
     #[test]

@@ -18,7 +18,7 @@ const READ_BUFFER_BYTES: usize = 1 << 16;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TraceOptions {
     /// Keep only the records of this device (MSR `DiskNumber`, DiskSim / MQSim
-    /// `device_number`, Alibaba `device_id`), to replay one disk of a multi-disk trace.
+    /// `device_number`, Alibaba `device_id`, Tencent `VolumeID`), to replay one disk of a multi-disk trace.
     /// Times are then relative to the first record of that device. The plain CSV format
     /// has no device column, and asking for a device with it is an error.
     pub device: Option<u64>,
