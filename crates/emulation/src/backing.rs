@@ -69,6 +69,10 @@ pub struct Backing {
     /// Every zone's descriptor as the model last reported it (empty for block
     /// devices); saved to the sidecar.
     pub(crate) zones: Vec<ZoneDescriptor>,
+    /// Set once the saved state was restored into the model and the mirror
+    /// loaded; until then a drop must not overwrite the sidecar (a failed restore
+    /// would otherwise save an empty zone list and lose the zone states).
+    pub(crate) restored: bool,
 }
 
 impl Backing {
@@ -121,6 +125,7 @@ impl Backing {
                 block_bytes: info.block_bytes as u64,
                 info: info.clone(),
                 zones: Vec::new(),
+                restored: false,
             },
             saved,
         ))
@@ -201,7 +206,9 @@ impl Drop for Backing {
     fn drop(&mut self) {
         // Nothing can report an error from a drop; `EmulatedDevice::sync` (or a
         // Flush command) is the checked way to persist.
-        let _ = self.save();
+        if self.restored {
+            let _ = self.save();
+        }
     }
 }
 

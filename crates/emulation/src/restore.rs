@@ -143,6 +143,7 @@ pub fn clear_above_write_pointers<D: ?Sized + Device>(
     info: &DeviceInfo,
 ) -> Result<(), EmulationError> {
     let Some(z) = info.zoned.as_ref() else {
+        backing.restored = true;
         return Ok(());
     };
     backing.zones = device
@@ -160,6 +161,7 @@ pub fn clear_above_write_pointers<D: ?Sized + Device>(
                 message: e.to_string(),
             })?;
     }
+    backing.restored = true;
     Ok(())
 }
 

@@ -221,3 +221,22 @@ fn another_geometry_or_a_corrupt_state_file_is_a_typed_error() {
         Err(EmulationError::Backing { .. })
     ));
 }
+
+#[test]
+fn a_failed_restore_leaves_the_saved_state_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("zn540.img");
+    drop(open("zn540", &path).unwrap());
+    // Host commands cannot recreate a read-only zone: the restore fails, typed.
+    let text = std::fs::read_to_string(sidecar_path(&path)).unwrap() + "zone 5 read-only 2621440\n";
+    std::fs::write(sidecar_path(&path), &text).unwrap();
+    match open("zn540", &path) {
+        Err(e @ EmulationError::Restore { zone: 5, .. }) => {
+            assert!(e.to_string().contains("read-only"), "{e}")
+        }
+        Err(e) => panic!("wrong error {e}"),
+        Ok(_) => panic!("a read-only zone was restored"),
+    }
+    // The failed open did not overwrite the zone-state file.
+    assert_eq!(std::fs::read_to_string(sidecar_path(&path)).unwrap(), text);
+}
