@@ -69,4 +69,11 @@ pub enum DeviceError {
     },
     #[error("{command}: the device has no free space left to write (over-provisioning exhausted)")]
     NoSpace { command: &'static str },
+    /// Emulation mode only: reading or writing the payload's backing file failed
+    /// (the model accepted the command; its bytes may be missing).
+    #[error("{command}: backing file I/O failed: {message}")]
+    Io {
+        command: &'static str,
+        message: String,
+    },
 }

@@ -4,14 +4,18 @@
 //!
 //! 1. Pacer fidelity: requested vs observed wait at 20 µs, 100 µs, 1 ms and 10 ms,
 //!    200 waits each. Relative error = (observed − requested) / requested. It is
-//!    never negative: the pacer never returns early. Shown for the default pacer
-//!    (sleep, then spin the last 50 µs or 200 µs, the default) and for sleep only (window 0).
-//! 2. Data path on `zn540` with 1 MiB payloads:
+//!    never negative: the pacer never returns early. Shown for sleep, then spin
+//!    the last 50 µs; sleep, then spin the last 200 µs (the default window); and
+//!    sleep only (window 0).
+//! 2. Data path on `zn540` with 1 MiB payloads, bytes in memory (the default)
+//!    and in a sparse backing file (in the system temp dir):
 //!    - paced (dilation 1): the throughput a caller sees against the modelled
 //!      device (the model's QD1 rate is ~1,000 MiB/s);
 //!    - unpaced (`submit_nowait`, no waiting): the cost of the payload path itself
 //!      (model bookkeeping plus copying bytes into and out of the model's store).
 //!      This is the ceiling on what any dilation can deliver.
+//! 3. Reopening the backing file: the time to restore the zone states (a zone
+//!    with 512 MiB written) into a fresh model.
 
 use std::time::{Duration, Instant};
 use zonelab_devices::{Command, Payload};
@@ -31,7 +35,7 @@ fn main() {
         "Pacer fidelity ({WAITS} waits each; relative error = (observed - requested) / requested)"
     );
     println!(
-        "{:<22} {:>9} {:>10} {:>10} {:>10} {:>10} {:>12}",
+        "{:<30} {:>9} {:>10} {:>10} {:>10} {:>10} {:>12}",
         "pacer", "requested", "mean err", "p50 err", "p99 err", "max err", "mean late"
     );
     for (label, pacer) in [
@@ -56,7 +60,7 @@ fn main() {
             }
             let (mean, p50, p99, max) = stats(errs);
             println!(
-                "{:<22} {:>9} {:>9.2}% {:>9.2}% {:>9.2}% {:>9.2}% {:>10.1}us",
+                "{:<30} {:>9} {:>9.2}% {:>9.2}% {:>9.2}% {:>9.2}% {:>10.1}us",
                 label,
                 format!("{req:?}"),
                 mean * 100.0,
@@ -76,15 +80,28 @@ fn main() {
         "{:<34} {:>12} {:>12} {:>14}",
         "mode", "write GB/s", "read GB/s", "model MiB/s w"
     );
-    for (label, dilation, wait) in [
-        ("paced, dilation 1", 1.0, true),
-        ("paced, dilation 10", 10.0, true),
-        ("unpaced (payload path only)", 1.0, false),
+    let dir = tempfile::tempdir().unwrap();
+    let backing = dir.path().join("zn540.img");
+    for (label, dilation, wait, file) in [
+        ("paced, dilation 1", 1.0, true, None),
+        ("paced, dilation 10", 10.0, true, None),
+        ("unpaced (payload path only)", 1.0, false, None),
+        ("file: paced, dilation 1", 1.0, true, Some(&backing)),
+        (
+            "file: unpaced (payload path only)",
+            1.0,
+            false,
+            Some(&backing),
+        ),
     ] {
+        // Each row starts from an empty device.
+        let _ = std::fs::remove_file(&backing);
+        let _ = std::fs::remove_file(zonelab_emulation::backing::sidecar_path(&backing));
         let e = EmulatedDevice::open(
             "zn540",
             EmulationConfig {
                 time_dilation: dilation,
+                backing_path: file.cloned(),
                 ..Default::default()
             },
         )
@@ -128,4 +145,22 @@ fn main() {
             model_mib_s
         );
     }
+    // The last row left 512 MiB in the first zone of the backing file.
+    let t0 = Instant::now();
+    let e = EmulatedDevice::open(
+        "zn540",
+        EmulationConfig {
+            backing_path: Some(backing.clone()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let took = t0.elapsed();
+    let wp = e.report_zones(0, 1).unwrap()[0].write_pointer;
+    println!();
+    println!(
+        "Reopen of the backing file (zone 0 write pointer {wp} blocks = {} MiB): {:.1} ms",
+        (wp * e.info().block_bytes as u64) >> 20,
+        took.as_secs_f64() * 1e3
+    );
 }

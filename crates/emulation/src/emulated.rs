@@ -1,17 +1,21 @@
 //! [`EmulatedDevice`]: a device model driven by the wall clock.
 
+use crate::backing::Backing;
 use crate::pacer::{Pacer, DEFAULT_SPIN_WINDOW};
+use crate::restore;
+use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use zonelab_devices::models::{cmr_hdd, conzone, ftl_ssd, hm_smr_hdd, zns_ssd};
 use zonelab_devices::profile::{find_profile, model_of};
 use zonelab_devices::zoned::ZoneDescriptor;
 use zonelab_devices::{
-    Command, Device, DeviceError, DeviceInfo, DeviceStats, Lba, Payload, ProfileError,
+    check_payload, Command, Device, DeviceError, DeviceInfo, DeviceStats, Lba, Payload,
+    ProfileError, ZoneAction,
 };
 
-/// How virtual time maps to wall time.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// How virtual time maps to wall time, and where payload bytes live.
+#[derive(Debug, Clone, PartialEq)]
 pub struct EmulationConfig {
     /// Wall-clock nanoseconds per virtual nanosecond; `>= 1`.
     ///
@@ -23,6 +27,12 @@ pub struct EmulationConfig {
     pub time_dilation: f64,
     /// The pacer sleeps until this long before a completion, then spins.
     pub spin_window: Duration,
+    /// `None` (the default): payload bytes live in the model's in-memory store and
+    /// nothing persists. `Some(path)`: bytes live in a sparse backing file at
+    /// `path` (created with the device's capacity if missing) and the zone states
+    /// in `<path>.zones`; reopening the same file resumes where the last flush,
+    /// [`EmulatedDevice::sync`] or drop left it (see [`crate::backing`]).
+    pub backing_path: Option<PathBuf>,
 }
 
 impl Default for EmulationConfig {
@@ -30,6 +40,7 @@ impl Default for EmulationConfig {
         EmulationConfig {
             time_dilation: 1.0,
             spin_window: DEFAULT_SPIN_WINDOW,
+            backing_path: None,
         }
     }
 }
@@ -43,6 +54,23 @@ pub enum EmulationError {
     Profile(#[from] ProfileError),
     #[error("model `{model}` cannot be shared between threads; wrap `zonelab_devices::open_device` with `EmulatedDevice::new` and use it from one thread")]
     NotSend { model: String },
+    #[error("backing file `{path}`: {message}")]
+    Backing { path: String, message: String },
+    #[error("backing file `{path}`: saved {field} is {saved} but the device's is {device}; use the profile the file was made with, or another file")]
+    BackingMismatch {
+        path: String,
+        field: &'static str,
+        saved: u64,
+        device: u64,
+    },
+    #[error("zone-state file `{path}` line {line}: {reason}")]
+    BadSidecar {
+        path: String,
+        line: usize,
+        reason: String,
+    },
+    #[error("restoring zone {zone} from the backing file: {source}")]
+    Restore { zone: u32, source: DeviceError },
 }
 
 /// A completion as the emulator's caller sees it.
@@ -69,6 +97,8 @@ struct Inner<D: ?Sized> {
     /// Virtual time of the last request handed to the model (requests reach the
     /// model in non-decreasing virtual time).
     last_now_ns: u64,
+    /// The sparse backing file, when payloads are not kept in memory.
+    backing: Option<Backing>,
     device: Box<D>,
 }
 
@@ -88,6 +118,9 @@ pub struct EmulatedDevice<D: ?Sized + Device = dyn Device + Send> {
     inner: Mutex<Inner<D>>,
     info: DeviceInfo,
     start: Instant,
+    /// Virtual time at `start`: 0, or after a restore the time the replayed zone
+    /// state completed in the model.
+    base_ns: u64,
     dilation: f64,
     pacer: Pacer,
 }
@@ -126,20 +159,33 @@ pub fn open_send(name_or_path: &str) -> Result<Box<dyn Device + Send>, Emulation
 }
 
 impl<D: ?Sized + Device> EmulatedDevice<D> {
-    /// Wraps `device`; virtual time 0 is now.
-    pub fn new(device: Box<D>, config: EmulationConfig) -> Result<Self, EmulationError> {
+    /// Wraps `device`; virtual time 0 is now. With a backing file, the saved zone
+    /// states are first replayed into the (fresh) model, and virtual time starts
+    /// where that replay completed.
+    pub fn new(mut device: Box<D>, config: EmulationConfig) -> Result<Self, EmulationError> {
         let d = config.time_dilation;
         if !(d.is_finite() && d >= 1.0) {
             return Err(EmulationError::InvalidDilation(d));
         }
         let info = device.info().clone();
+        let (backing, base_ns) = match &config.backing_path {
+            None => (None, 0),
+            Some(path) => {
+                let (mut backing, saved) = Backing::open(path, &info)?;
+                let base_ns = restore::replay(&mut *device, &info, &saved)?;
+                restore::clear_above_write_pointers(&mut backing, &*device, &info)?;
+                (Some(backing), base_ns)
+            }
+        };
         Ok(EmulatedDevice {
             inner: Mutex::new(Inner {
-                last_now_ns: 0,
+                last_now_ns: base_ns,
+                backing,
                 device,
             }),
             info,
             start: Instant::now(),
+            base_ns,
             dilation: d,
             pacer: Pacer::new(config.spin_window),
         })
@@ -158,10 +204,11 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
         self.start
     }
 
-    /// Virtual nanoseconds at wall instant `t` (0 before the start).
+    /// Virtual nanoseconds at wall instant `t` (the base time, 0 unless zone state
+    /// was restored, before the start).
     pub fn virtual_at(&self, t: Instant) -> u64 {
         let wall = t.saturating_duration_since(self.start).as_nanos() as f64;
-        (wall / self.dilation) as u64
+        self.base_ns.saturating_add((wall / self.dilation) as u64)
     }
 
     /// Virtual nanoseconds now.
@@ -174,7 +221,7 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
     pub fn wall_of(&self, ns: u64) -> Instant {
         let far = Duration::from_secs(100 * 365 * 86_400);
         self.start
-            .checked_add(dilate(ns, self.dilation))
+            .checked_add(dilate(ns.saturating_sub(self.base_ns), self.dilation))
             .or_else(|| self.start.checked_add(far))
             .unwrap_or(self.start)
     }
@@ -214,7 +261,10 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
         let wall_now = Instant::now();
         let now_ns = self.virtual_at(wall_now).max(inner.last_now_ns);
         inner.last_now_ns = now_ns;
-        let completion = inner.device.submit(now_ns, cmd, payload)?;
+        let completion = match inner.backing.is_some() {
+            false => inner.device.submit(now_ns, cmd, payload)?,
+            true => self.submit_backed(&mut inner, now_ns, cmd, payload)?,
+        };
         drop(inner);
         let done_ns = completion.done_ns.max(now_ns);
         // Not before the virtual completion on the wall clock, and not before the
@@ -230,6 +280,80 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
             lba: completion.lba,
             deadline,
         })
+    }
+
+    /// Backing-file path of `submit_nowait`: the model sees a size-only request;
+    /// on success the bytes move to or from the file and the zone mirror is
+    /// updated.
+    fn submit_backed(
+        &self,
+        inner: &mut Inner<D>,
+        now_ns: u64,
+        cmd: &Command,
+        payload: Payload<'_>,
+    ) -> Result<zonelab_devices::Completion, DeviceError> {
+        check_payload(cmd, &payload, self.info.block_bytes)?;
+        let c = inner.device.submit(now_ns, cmd, Payload::SizeOnly)?;
+        let Inner {
+            backing, device, ..
+        } = inner;
+        let Some(b) = backing.as_mut() else {
+            return Ok(c);
+        };
+        let path = b.path().display().to_string();
+        let io = |e: std::io::Error| DeviceError::Io {
+            command: cmd.name(),
+            message: format!("{path}: {e}"),
+        };
+        let zone_size = self.info.zoned.as_ref().map(|z| z.zone_size_blocks);
+        match (*cmd, payload) {
+            (Command::Write { lba, .. }, Payload::Write(bytes)) => {
+                b.write_at(lba, bytes).map_err(io)?
+            }
+            (Command::Append { .. }, Payload::Write(bytes)) => {
+                b.write_at(c.lba, bytes).map_err(io)?
+            }
+            (Command::Read { lba, .. }, Payload::Read(out)) => b.read_at(lba, out).map_err(io)?,
+            (Command::Trim { lba, blocks }, _) => b.discard(lba, blocks as u64).map_err(io)?,
+            (
+                Command::Zone {
+                    action: ZoneAction::Reset,
+                    zone_lba,
+                },
+                _,
+            ) => b.discard(zone_lba, zone_size.unwrap_or(0)).map_err(io)?,
+            _ => {}
+        }
+        let touched = match *cmd {
+            Command::Write { lba, .. } => Some(lba),
+            Command::Append { zone_lba, .. } | Command::Zone { zone_lba, .. } => Some(zone_lba),
+            _ => None,
+        };
+        if let (Some(lba), Some(size)) = (touched, zone_size) {
+            restore::refresh_mirror(b, &**device, (lba / size) as u32);
+        }
+        if matches!(cmd, Command::Flush) {
+            b.save().map_err(io)?;
+        }
+        Ok(c)
+    }
+
+    /// With a backing file: makes written data durable and saves the zone states
+    /// (as a Flush command does, without its modelled time). Without one: nothing.
+    pub fn sync(&self) -> Result<(), DeviceError> {
+        let inner = self.lock();
+        match inner.backing.as_ref() {
+            Some(b) => b.save().map_err(|e| DeviceError::Io {
+                command: "sync",
+                message: format!("{}: {e}", b.path().display()),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The backing file, if payloads are stored in one.
+    pub fn backing_path(&self) -> Option<PathBuf> {
+        self.lock().backing.as_ref().map(|b| b.path().to_path_buf())
     }
 
     /// Report zones (see [`Device::report_zones`]).

@@ -25,22 +25,32 @@
 //!   measures how closely it meets deadlines and how fast the data path is;
 //!   `PERFORMANCE-NOTES.md` records the results.
 //!
+//! - **Backing file** ([`backing`], [`restore`]): with
+//!   [`EmulationConfig::backing_path`] set, payload bytes live in a sparse file of
+//!   the device's capacity instead of memory (data sets larger than RAM work), and
+//!   the zone states (conditions, write pointers) in a sidecar `<file>.zones`,
+//!   saved on every Flush, on [`EmulatedDevice::sync`] and on drop. Reopening the
+//!   same file replays the saved zone states into the fresh model and resumes
+//!   there. Without a backing file nothing changes: bytes stay in the models'
+//!   in-memory stores and nothing persists.
+//! - **C ABI**: `crates/capi` (`libzonelab`, docs/c-api.md) wraps this crate for
+//!   C/C++ programs.
+//!
 //! # Not done yet
-//! - **Bytes live in memory only.** Payloads are kept by the models' in-memory
-//!   stores. There is no sparse backing file yet, so the data set must fit in
-//!   RAM.
-//! - **Nothing persists across restarts.** When the process exits, the data,
-//!   zone states and write pointers are lost, and virtual time starts again at 0.
-//! - **No C ABI yet.** There are no `extern "C"` bindings and no header, so
-//!   C/C++ programs (the RocksDB FileSystem plugin) cannot use this crate yet.
-//!   Today it is a Rust API.
+//! - **Crash consistency between flushes.** Zone states are saved at a flush,
+//!   not per write: after a crash (kill -9) a device resumes as of the last
+//!   flush, with the bytes written since then cleared. Block-interface models
+//!   (FTL SSD, CMR HDD) keep their bytes but restart their internal mapping and
+//!   GC state empty, so only their timing differs after a reopen.
 //! - **Submission is synchronous.** Each thread has one request in flight
 //!   ([`EmulatedDevice::submit_nowait`] gives you the deadline, but nothing yet
 //!   polls many deadlines for you). There is no queue-pair or io_uring-like
 //!   interface.
 
+pub mod backing;
 pub mod emulated;
 pub mod pacer;
+pub mod restore;
 
 pub use emulated::{
     open_send, EmulatedCompletion, EmulatedDevice, EmulationConfig, EmulationError,
