@@ -655,6 +655,13 @@ impl Target for HhzsTarget {
                 "HHZS W4: {} SSD-cache hits, {} migrations.",
                 w4.cache_hits, w4.migrations
             ));
+            notes.push(format!(
+                "HHZS metadata at the end of W4 (§3.6): {} SSTs x 32 B = {:.1} KiB of priority mappings; {} cached blocks x 48 B = {:.2} MiB (paper: 24 MiB for a 2 GiB cache of 4 KiB blocks; here the cache has at most the 2 WAL/cache zones, and a 4,157 B block takes two 4 KiB pages).",
+                w4.ssts,
+                w4.ssts as f64 * 32.0 / 1024.0,
+                w4.cache_entries,
+                w4.cache_metadata_bytes as f64 / (1024.0 * 1024.0)
+            ));
         }
         for res in all.iter().filter(|x| x.ssd_zones == 20) {
             notes.push(format!(

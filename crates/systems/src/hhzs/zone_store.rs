@@ -554,14 +554,26 @@ impl ZoneFileStore {
     /// The device holding most of `file`'s bytes, if it exists.
     pub fn device_of(&self, file: FileNo) -> Option<usize> {
         let f = self.files.get(&file)?;
-        let mut per = vec![0u64; self.devices.len()];
-        for e in &f.extents {
-            per[e.device] += e.len;
+        // Hot path (every point read): most files live on one device, so answer
+        // without tallying; an empty file counts as on device 0.
+        let first = f.extents.first().map_or(0, |e| e.device);
+        if f.extents.iter().all(|e| e.device == first) {
+            return Some(first);
         }
-        per.iter()
-            .enumerate()
-            .max_by_key(|&(i, &b)| (b, std::cmp::Reverse(i)))
-            .map(|(i, _)| i)
+        let mut best = (0u64, 0usize);
+        for d in 0..self.devices.len() {
+            let bytes: u64 = f
+                .extents
+                .iter()
+                .filter(|e| e.device == d)
+                .map(|e| e.len)
+                .sum();
+            // Most bytes wins; a tie goes to the lower (faster) device.
+            if bytes > best.0 {
+                best = (bytes, d);
+            }
+        }
+        Some(best.1)
     }
 
     /// Data reads each file received.
