@@ -895,6 +895,14 @@ fn ycsb_runs_a_workload_on_hybrid_storage_and_rejects_bad_input() {
     );
     assert_clean_error(&zonelab(&["ycsb", "--scale", "0"]), &["--scale"]);
     assert_clean_error(
+        &zonelab(&["ycsb", "--ssd-zones", "0"]),
+        &["--ssd-zones must be at least 1"],
+    );
+    assert_clean_error(
+        &zonelab(&["ycsb", "--ssd", "nosuch", "--scale", "0.0005"]),
+        &["nosuch"],
+    );
+    assert_clean_error(
         &zonelab(&["ycsb", "--hdd", "ssd-conventional", "--scale", "0.0005"]),
         &["not zoned"],
     );

@@ -268,7 +268,19 @@ fn configuring_the_pool_is_validated() {
         .to_string()
         .contains("no SST zone"));
     s.create(0, 1, FileKind::Wal).unwrap();
-    assert!(s.configure_hhzs(2, true, 0).is_err());
+    let e = s.configure_hhzs(2, true, 0).unwrap_err();
+    assert!(e.to_string().contains("before creating files"), "{e}");
+    // A zone budget of 0 is refused with the device named.
+    let e = ZoneFileStore::new(
+        vec![StoreDeviceSpec {
+            device: open_device("zn540").unwrap(),
+            zone_budget: Some(0),
+        }],
+        Box::new(BasicPlacement { h: 1 }),
+    )
+    .err()
+    .unwrap();
+    assert!(e.to_string().contains("zone budget of zn540 is 0"), "{e}");
 }
 
 #[test]
