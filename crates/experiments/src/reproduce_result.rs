@@ -114,6 +114,41 @@ pub struct Figure {
     pub series: Vec<Series>,
 }
 
+impl Figure {
+    /// A bar figure: one bar per series point, x values index `categories`.
+    pub fn bar(
+        id: &str,
+        title: &str,
+        x_label: &str,
+        y_label: &str,
+        categories: Vec<String>,
+        series: Vec<Series>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            title: title.into(),
+            kind: FigureKind::Bar,
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            categories,
+            series,
+        }
+    }
+
+    /// A line figure.
+    pub fn line(id: &str, title: &str, x_label: &str, y_label: &str, series: Vec<Series>) -> Self {
+        Self {
+            id: id.into(),
+            title: title.into(),
+            kind: FigureKind::Line,
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            categories: Vec::new(),
+            series,
+        }
+    }
+}
+
 /// Everything `results.json` holds.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ReproduceResult {

@@ -6,7 +6,7 @@
 use super::{ProgressSink, ReproduceError, RunOptions, Target};
 use crate::hhzs_eval::{run_load_jobs, LoadJob, LoadResult, Scheme, WorkloadJob};
 use crate::hhzs_setup::{HybridSetup, PAPER_RECORDS};
-use crate::reproduce_result::{Claim, Figure, FigureKind, ReproduceResult, Series};
+use crate::reproduce_result::{Claim, Figure, ReproduceResult, Series};
 use zonelab_engine::time::MIB;
 use zonelab_workloads::ycsb::{custom, workload, CoreWorkloadSpec};
 
@@ -166,30 +166,6 @@ impl Results<'_> {
     }
 }
 
-fn bar(id: &str, title: &str, y: &str, categories: Vec<String>, series: Vec<Series>) -> Figure {
-    Figure {
-        id: id.into(),
-        title: title.into(),
-        kind: FigureKind::Bar,
-        x_label: String::new(),
-        y_label: y.into(),
-        categories,
-        series,
-    }
-}
-
-fn line(id: &str, title: &str, x: &str, y: &str, series: Vec<Series>) -> Figure {
-    Figure {
-        id: id.into(),
-        title: title.into(),
-        kind: FigureKind::Line,
-        x_label: x.into(),
-        y_label: y.into(),
-        categories: Vec::new(),
-        series,
-    }
-}
-
 impl Target for HhzsTarget {
     fn name(&self) -> &'static str {
         "hhzs"
@@ -286,9 +262,10 @@ impl Target for HhzsTarget {
             .iter()
             .map(|i| i.trim_start_matches("ycsb-").to_uppercase())
             .collect();
-        figures.push(bar(
+        figures.push(Figure::bar(
             "fig5a_ycsb_throughput",
             "Fig. 5(a): throughput of load and YCSB A-F",
+            "",
             "KOPS",
             cats,
             [b3, auto, hhzs]
@@ -306,9 +283,10 @@ impl Target for HhzsTarget {
         let levels: Vec<String> = std::iter::once("WAL".into())
             .chain((0..6).map(|l| format!("L{l}")))
             .collect();
-        figures.push(bar(
+        figures.push(Figure::bar(
             "fig5b_ssd_share_after_a",
             "Fig. 5(b): share of each level's data on the SSD after workload A",
+            "",
             "%",
             levels,
             [b3, auto, hhzs]
@@ -373,9 +351,10 @@ impl Target for HhzsTarget {
             ));
         }
         let wcats: Vec<String> = W.iter().map(|w| w.0.to_uppercase()).collect();
-        figures.push(bar(
+        figures.push(Figure::bar(
             "fig6_breakdown",
             "Fig. 6: throughput normalised to B3 (W1-W4)",
+            "",
             "x B3",
             wcats,
             schemes2
@@ -413,7 +392,7 @@ impl Target for HhzsTarget {
                 "x",
             ));
         }
-        figures.push(line(
+        figures.push(Figure::line(
             "fig7_skewness",
             "Fig. 7: throughput vs skewness (50% reads)",
             "alpha",
@@ -490,7 +469,7 @@ impl Target for HhzsTarget {
                 }
             }
         }
-        figures.push(line(
+        figures.push(Figure::line(
             "fig8_read_ratio",
             "Fig. 8: throughput vs read percentage (alpha 0.9)",
             "reads (%)",
@@ -586,7 +565,7 @@ impl Target for HhzsTarget {
                 exp5_id.clone(),
             ),
         ] {
-            figures.push(line(
+            figures.push(Figure::line(
                 fid,
                 title,
                 "SSD zones",
@@ -630,7 +609,7 @@ impl Target for HhzsTarget {
             spread,
             "fraction",
         ));
-        figures.push(line(
+        figures.push(Figure::line(
             "fig10_migration_rate",
             "Fig. 10: P+M read tail latency vs migration rate",
             "migration rate (MiB/s)",

@@ -4,7 +4,7 @@
 //! devices like the Fig. 7 runs; nothing here is tuned to the paper's numbers.
 
 use super::{ProgressSink, ReproduceError};
-use crate::reproduce_result::{round_sig, Claim, Figure, FigureKind, Series};
+use crate::reproduce_result::{round_sig, Claim, Figure, Series};
 use zonelab_devices::{open_device, Command, Device, Payload};
 use zonelab_engine::{RngStreams, GIB, KIB, MIB, NS_PER_S};
 use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserRequest};
@@ -117,37 +117,6 @@ fn hdd_written(r: &NodeResult) -> u64 {
     r.hdd_user_write_bytes + r.hdd_padding_bytes
 }
 
-fn bar(
-    id: &str,
-    title: &str,
-    x: &str,
-    y: &str,
-    categories: &[String],
-    series: Vec<Series>,
-) -> Figure {
-    Figure {
-        id: id.into(),
-        title: title.into(),
-        kind: FigureKind::Bar,
-        x_label: x.into(),
-        y_label: y.into(),
-        categories: categories.to_vec(),
-        series,
-    }
-}
-
-fn line(id: &str, title: &str, x: &str, y: &str, series: Vec<Series>) -> Figure {
-    Figure {
-        id: id.into(),
-        title: title.into(),
-        kind: FigureKind::Line,
-        x_label: x.into(),
-        y_label: y.into(),
-        categories: vec![],
-        series,
-    }
-}
-
 /// Fig. 10, 13/Table 4, 14, 15. `params` is the 10 TB WD profile, `l` the threshold
 /// measured per node on the 960 EVO (A..D), `base[node]` the Fig. 7 runs
 /// (Baseline, MIOS_D, MIOS_E) on the 960 EVO + 10 TB WD.
@@ -197,12 +166,12 @@ pub(super) fn extra(
     )?;
     let cats10 = vec![format!("Def (L={})", l[1]), format!("Inc (L={})", l[1] + 1)];
     let pair = [b_def, &b_inc];
-    figures.push(bar(
+    figures.push(Figure::bar(
         "fig10_b_latency",
         "Fig. 10(a): node B MIOS_D latency with L and L+1 (us)",
         "threshold",
         "us",
-        &cats10,
+        cats10.clone(),
         vec![
             Series {
                 name: "avg".into(),
@@ -230,12 +199,12 @@ pub(super) fn extra(
             },
         ],
     ));
-    figures.push(bar(
+    figures.push(Figure::bar(
         "fig10_b_redirected",
         "Fig. 10(b): node B data redirected to the HDD with L and L+1 (GB)",
         "threshold",
         "GB",
-        &cats10,
+        cats10.clone(),
         vec![Series {
             name: "redirected".into(),
             points: pair
@@ -317,12 +286,12 @@ pub(super) fn extra(
             .map(|(i, d)| (i as f64, round_sig(f(&d.1))))
             .collect::<Vec<_>>()
     };
-    figures.push(bar(
+    figures.push(Figure::bar(
         "fig13_b_latency_by_hdd",
         "Fig. 13(a): node B MIOS_D latency with different HDDs (us)",
         "HDD",
         "us",
-        &cats13,
+        cats13.clone(),
         vec![
             Series {
                 name: "avg".into(),
@@ -342,12 +311,12 @@ pub(super) fn extra(
         .iter()
         .map(|s| s.to_string())
         .collect();
-    figures.push(bar(
+    figures.push(Figure::bar(
         "fig13_b_latency_by_size",
         "Fig. 13(b): node B MIOS_D mean write latency per request size, per HDD (us)",
         "size group",
         "us",
-        &groups,
+        groups.clone(),
         drives
             .iter()
             .map(|d| Series {
@@ -366,12 +335,12 @@ pub(super) fn extra(
     cats4.extend(cats13.iter().cloned());
     let mut t4: Vec<&NodeResult> = vec![b_base];
     t4.extend(drives.iter().map(|d| &d.1));
-    figures.push(bar(
+    figures.push(Figure::bar(
         "table4_b_by_hdd",
         "Table 4: node B SSD data written (GB), SSD write requests (thousands) and HDD data written incl. padding (GB), per HDD (MIOS_D)",
         "HDD",
         "GB / thousands",
-        &cats4,
+        cats4.clone(),
         vec![
             Series { name: "SSD written GB".into(), points: t4.iter().enumerate().map(|(i, r)| (i as f64, round_sig(r.ssd_write_bytes as f64 / 1e9))).collect() },
             Series { name: "SSD write requests (k)".into(), points: t4.iter().enumerate().map(|(i, r)| (i as f64, round_sig(r.ssd_write_requests as f64 / 1e3))).collect() },
@@ -478,12 +447,12 @@ pub(super) fn extra(
             |r: &NodeResult| r.write_latency.p999_ns as f64 / 1e3,
         ),
     ] {
-        figures.push(bar(
+        figures.push(Figure::bar(
             id,
             title,
             "node",
             "us",
-            &cats14,
+            cats14.clone(),
             pol.iter()
                 .enumerate()
                 .map(|(pi, n)| Series {
@@ -513,7 +482,7 @@ pub(super) fn extra(
             });
         }
     }
-    figures.push(line(
+    figures.push(Figure::line(
         "fig14_ssd_queue_cdf",
         "Fig. 14(a): CDF of SSD queue length on the 660p (last bucket: 256 or more)",
         "queue length",
@@ -638,21 +607,21 @@ pub(super) fn extra(
             })
             .collect::<Vec<_>>()
     };
-    figures.push(line(
+    figures.push(Figure::line(
         "fig15_avg",
         "Fig. 15: fio 32 KiB writes at a fixed interval, average write latency (us)",
         "interval (us)",
         "us",
         fio_series(&|r| r.write_latency.mean_ns / 1e3),
     ));
-    figures.push(line(
+    figures.push(Figure::line(
         "fig15_p99",
         "Fig. 15: fio 32 KiB writes at a fixed interval, p99 write latency (us)",
         "interval (us)",
         "us",
         fio_series(&|r| r.write_latency.p99_ns as f64 / 1e3),
     ));
-    figures.push(line(
+    figures.push(Figure::line(
         "fig15_redirected",
         "Fig. 15: share of writes redirected to the HDD (%)",
         "interval (us)",

@@ -9,7 +9,7 @@ use super::mios_extra::{
     aged_ssd, err, pangu_requests, run_pangu, Extra, Steps, HDD_10TB, LOG_BYTES, SSD_960,
 };
 use super::{ProgressSink, ReproduceError};
-use crate::reproduce_result::{round_sig, Claim, Figure, FigureKind, Series};
+use crate::reproduce_result::{round_sig, Claim, Figure, Series};
 use zonelab_devices::open_device;
 use zonelab_systems::mios::multi_pair::{run_pairs, MultiPairResult, PairDevices};
 use zonelab_systems::mios::node::{NodeConfig, NodeResult, Policy};
@@ -61,18 +61,6 @@ fn ratio(old: f64, new: f64) -> f64 {
     }
 }
 
-fn bar(id: &str, title: &str, x: &str, y: &str, cats: Vec<String>, series: Vec<Series>) -> Figure {
-    Figure {
-        id: id.into(),
-        title: title.into(),
-        kind: FigureKind::Bar,
-        x_label: x.into(),
-        y_label: y.into(),
-        categories: cats,
-        series,
-    }
-}
-
 fn series(name: String, values: impl Iterator<Item = f64>) -> Series {
     Series {
         name,
@@ -119,7 +107,7 @@ pub(super) fn more(
             base.iter().map(|r| us(r[pi].write_latency.p999_ns as f64)),
         ));
     }
-    figures.push(bar(
+    figures.push(Figure::bar(
         "fig11a_latency",
         "Fig. 11(a): write latency, MIOS_D vs MIOS_E (us)",
         "node",
@@ -145,7 +133,7 @@ pub(super) fn more(
             ));
         }
     }
-    figures.push(bar(
+    figures.push(Figure::bar(
         "fig11b_latency_by_size",
         "Fig. 11(b): mean write latency per request-size group, MIOS_D vs MIOS_E (us)",
         "size group",
@@ -153,7 +141,7 @@ pub(super) fn more(
         groups.clone(),
         by_size,
     ));
-    figures.push(bar(
+    figures.push(Figure::bar(
         "fig11b_redirected_by_size",
         "Fig. 11(b): data redirected to the HDD per request-size group (GB)",
         "size group",
@@ -208,7 +196,7 @@ pub(super) fn more(
     let avg_r = norm(&|r| r.write_latency.mean_ns);
     let p99_r = norm(&|r| r.write_latency.p99_ns as f64);
     let p999_r = norm(&|r| r.write_latency.p999_ns as f64);
-    figures.push(bar(
+    figures.push(Figure::bar(
         "fig12a_latency_normalised",
         "Fig. 12(a): F-only with sync, write latency normalised to MIOS_D",
         "node",
@@ -227,7 +215,7 @@ pub(super) fn more(
             f64::NAN
         }
     };
-    figures.push(bar(
+    figures.push(Figure::bar(
         "fig12b_ssd_write_reduction",
         "Fig. 12(b): SSD data written, reduction vs Baseline (%)",
         "node",
@@ -344,7 +332,7 @@ pub(super) fn more(
             multi.iter().map(|m| m[pi].p999_ns / 1e3),
         ));
     }
-    figures.push(bar(
+    figures.push(Figure::bar(
         "pairs_b_latency",
         "§4.3: node B on 1, 2, 4 independent SSD/HDD pairs (one scheduler each), write latency (us)",
         "pairs",
@@ -352,7 +340,7 @@ pub(super) fn more(
         cats.clone(),
         pair_series,
     ));
-    figures.push(bar(
+    figures.push(Figure::bar(
         "pairs_b_redirected",
         "§4.3: node B on 1, 2, 4 pairs, MIOS_D data redirected to the HDDs (GB)",
         "pairs",
