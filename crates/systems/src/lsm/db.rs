@@ -17,6 +17,7 @@ use super::read_plan::{plan_get, plan_scan, FilterCounts, Probe};
 use super::stall::{StallInputs, StallState, WriteController};
 use super::stats::{LevelSamples, LsmCounters, LsmSummary};
 use super::version::{Sst, Version};
+use std::sync::Arc;
 use thiserror::Error;
 use zonelab_engine::{EventQueue, Ns};
 
@@ -715,7 +716,7 @@ impl<S: LsmStorage> LsmDb<S> {
             runs.push(m.mem.sorted_keys());
             wals.push(m.mem.wal);
         }
-        let keys = merge_runs(runs);
+        let keys: Arc<[u64]> = merge_runs(&runs).into();
         let sst = self.new_file_no();
         let job = self.new_job();
         self.storage.create(now, sst, FileKind::Sst { level: 0 })?;
@@ -768,13 +769,7 @@ impl<S: LsmStorage> LsmDb<S> {
                 self.flushes[slot] = Some(j);
             }
             JobPhase::Install => {
-                self.version.add(Sst {
-                    no: j.sst,
-                    level: 0,
-                    keys: j.keys,
-                    file_bytes: j.file_bytes,
-                    being_compacted: false,
-                });
+                self.version.add(Sst::new(j.sst, 0, j.keys, j.file_bytes));
                 self.imm.retain(|m| !j.memtable_wals.contains(&m.mem.wal));
                 for wal in j.memtable_wals {
                     self.storage.delete(now, wal)?;
@@ -795,13 +790,14 @@ impl<S: LsmStorage> LsmDb<S> {
         start_inputs: Vec<FileNo>,
         output_inputs: Vec<FileNo>,
     ) {
-        let mut runs: Vec<Vec<u64>> = Vec::new();
         // Each start-level file is a run of its own (L0 files overlap); the
-        // output level's files are one sorted run, concatenated in key order.
+        // output level's files are one sorted run, concatenated in key order. Key
+        // arrays are shared (an `Arc` clone, not a copy).
+        let mut start_runs: Vec<Arc<[u64]>> = Vec::new();
         for &f in &start_inputs {
             let s = self.version.sst_mut(f);
             s.being_compacted = true;
-            runs.push(s.keys.clone());
+            start_runs.push(Arc::clone(&s.keys));
         }
         let mut output_run: Vec<u64> = Vec::new();
         for &f in &output_inputs {
@@ -811,7 +807,8 @@ impl<S: LsmStorage> LsmDb<S> {
         }
         let mut inputs = start_inputs;
         inputs.extend(output_inputs);
-        runs.push(output_run);
+        let mut runs: Vec<&[u64]> = start_runs.iter().map(|r| &r[..]).collect();
+        runs.push(&output_run);
         let lo = inputs
             .iter()
             .map(|&f| self.version.sst(f).smallest())
@@ -822,9 +819,9 @@ impl<S: LsmStorage> LsmDb<S> {
             .map(|&f| self.version.sst(f).largest())
             .max()
             .unwrap_or(0);
-        let merged = merge_runs(runs);
-        let outputs: Vec<(Vec<u64>, u64)> =
-            split_into_files(merged, self.layout.max_entries_per_file)
+        let merged = merge_runs(&runs);
+        let outputs: Vec<(Arc<[u64]>, u64)> =
+            split_into_files(&merged, self.layout.max_entries_per_file)
                 .into_iter()
                 .map(|k| {
                     let b = self.layout.file_bytes(k.len() as u64);
@@ -981,13 +978,7 @@ impl<S: LsmStorage> LsmDb<S> {
         for (k, (keys, bytes)) in j.outputs.into_iter().enumerate() {
             let no = j.output_nos[k];
             outputs.push(no);
-            let sst = Sst {
-                no,
-                level: j.output_level,
-                keys,
-                file_bytes: bytes,
-                being_compacted: false,
-            };
+            let sst = Sst::new(no, j.output_level, keys, bytes);
             match l0_pos {
                 Some(pos) => self.version.add_l0_at(pos, sst),
                 None => self.version.add(sst),

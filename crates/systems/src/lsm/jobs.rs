@@ -6,13 +6,14 @@
 //! the SST-generated hints are exact; its I/O then takes virtual time.
 
 use super::hints::FileNo;
+use std::sync::Arc;
 
 /// A flush in progress.
 #[derive(Debug, Clone)]
 pub struct FlushJob {
     pub job: u64,
     pub sst: FileNo,
-    pub keys: Vec<u64>,
+    pub keys: Arc<[u64]>,
     /// MemTables (by WAL file number) this flush persists.
     pub memtable_wals: Vec<FileNo>,
     pub file_bytes: u64,
@@ -33,7 +34,7 @@ pub struct CompactionJob {
     pub fetched_bytes: Vec<u64>,
     pub total_input_bytes: u64,
     /// Planned outputs: keys and file bytes.
-    pub outputs: Vec<(Vec<u64>, u64)>,
+    pub outputs: Vec<(Arc<[u64]>, u64)>,
     pub output_nos: Vec<FileNo>,
     pub total_output_bytes: u64,
     pub written_total_bytes: u64,

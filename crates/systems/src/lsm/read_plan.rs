@@ -45,7 +45,7 @@ fn probe_sst(
     if key < s.smallest() || key > s.largest() {
         return false;
     }
-    let pos = s.keys.partition_point(|&k| k < key);
+    let pos = s.lower_bound(key);
     let present = s.keys.get(pos) == Some(&key);
     if !present && layout.bloom_bits_per_key > 0 {
         if bloom_false_positive(f, key, layout.bloom_false_positive_rate()) {
@@ -109,8 +109,7 @@ pub fn plan_scan(v: &Version, layout: &SstLayout, key: u64, len: u64) -> Vec<Pro
     }
     let mut cursors: Vec<Cursor> = Vec::new();
     for &f in &v.levels[0] {
-        let s = v.sst(f);
-        let pos = s.keys.partition_point(|&k| k < key);
+        let pos = v.sst(f).lower_bound(key);
         cursors.push(Cursor {
             files: vec![f],
             fi: 0,
@@ -124,7 +123,7 @@ pub fn plan_scan(v: &Version, layout: &SstLayout, key: u64, len: u64) -> Vec<Pro
         if fi >= files.len() {
             continue;
         }
-        let pos = v.sst(files[fi]).keys.partition_point(|&k| k < key);
+        let pos = v.sst(files[fi]).lower_bound(key);
         cursors.push(Cursor {
             files: files.clone(),
             fi,
