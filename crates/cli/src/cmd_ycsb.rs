@@ -111,14 +111,15 @@ pub fn run(a: YcsbArgs) -> Result<(), String> {
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                format!(
-                    "{}:{p:.0}%",
-                    if i == 0 {
-                        "WAL".into()
-                    } else {
-                        format!("L{}", i - 1)
-                    }
-                )
+                let level = if i == 0 {
+                    "WAL".into()
+                } else {
+                    format!("L{}", i - 1)
+                };
+                match p {
+                    Some(p) => format!("{level}:{p:.0}%"),
+                    None => format!("{level}:-"),
+                }
             })
             .collect();
         println!("data on the SSD at the end: {}", levels.join(" "));

@@ -115,8 +115,9 @@ pub struct WorkloadJob {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct WorkloadResult {
     pub summary: LsmSummary,
-    /// Share of each level's live bytes on the SSD at the end, in % (WAL, L0..L5).
-    pub ssd_share_pct: Vec<f64>,
+    /// Share of each level's live bytes on the SSD at the end, in % (WAL, L0..L5);
+    /// `None` for a level that holds no data (no share to speak of, not 0 %).
+    pub ssd_share_pct: Vec<Option<f64>>,
     pub cache_hits: u64,
     pub migrations: u64,
     /// SSTs at the end (HHZS keeps a 32 B priority mapping per SST, §3.6).
@@ -143,18 +144,14 @@ pub struct LoadResult {
     pub workloads: BTreeMap<String, WorkloadResult>,
 }
 
-fn ssd_share(store: &ZoneFileStore) -> Vec<f64> {
+fn ssd_share(store: &ZoneFileStore) -> Vec<Option<f64>> {
     let occ = store.occupancy();
     let mut out = Vec::new();
     let classes = std::iter::once(FileClass::Wal).chain((0..6).map(FileClass::Level));
     for c in classes {
         let v = occ.get(&c);
         let total: u64 = v.map_or(0, |v| v.iter().sum());
-        out.push(if total == 0 {
-            0.0
-        } else {
-            100.0 * v.map_or(0, |v| v[0]) as f64 / total as f64
-        });
+        out.push((total > 0).then(|| 100.0 * v.map_or(0, |v| v[0]) as f64 / total as f64));
     }
     out
 }

@@ -298,10 +298,11 @@ impl Target for HhzsTarget {
                         .workloads
                         .get("ycsb-a")
                         .map_or(Vec::new(), |w| {
+                            // Levels without data get no bar.
                             w.ssd_share_pct
                                 .iter()
                                 .enumerate()
-                                .map(|(i, &p)| (i as f64, p))
+                                .filter_map(|(i, p)| p.map(|p| (i as f64, p)))
                                 .collect()
                         }),
                 })
