@@ -158,7 +158,7 @@ impl ZoneFileStore {
         self.close_internal(now, task.shadow)?;
         let shadow = self.files.remove(&task.shadow).expect("shadow copy");
         let old = self.files.get_mut(&task.file).expect("migrated file");
-        let old_extents = std::mem::replace(&mut old.extents, shadow.extents);
+        let old_extents = old.set_extents(shadow.extents);
         for e in old_extents {
             let zone = &mut self.devices[e.device].zones[e.zone as usize];
             zone.live_bytes -= e.physical;

@@ -49,7 +49,14 @@ pub(super) struct Extent {
 #[derive(Debug, Clone)]
 pub(super) struct StoredFile {
     pub(super) kind: FileKind,
+    /// In file order (`file_offset` non-decreasing). Change them only through
+    /// [`StoredFile::push_extent`] / [`StoredFile::set_extents`], which keep
+    /// `device_bytes` in step.
     pub(super) extents: Vec<Extent>,
+    /// Extent bytes per device: answers [`ZoneFileStore::device_of`] without a
+    /// walk over the extents (an SST has thousands; the policy's view asks for
+    /// every SST once a simulated second).
+    pub(super) device_bytes: Vec<u64>,
     pub(super) size: u64,
     /// (device, zone) an exclusive file appends to.
     pub(super) open_zone: Option<(usize, u32)>,
@@ -60,6 +67,50 @@ pub(super) struct StoredFile {
     pub(super) writing: bool,
     /// A migration copy must land on this device.
     pub(super) forced_device: Option<usize>,
+}
+
+impl StoredFile {
+    pub(super) fn push_extent(&mut self, e: Extent) {
+        if self.device_bytes.len() <= e.device {
+            self.device_bytes.resize(e.device + 1, 0);
+        }
+        self.device_bytes[e.device] += e.len;
+        self.extents.push(e);
+    }
+
+    /// Replaces the extents (a migration's switch); returns the old ones.
+    pub(super) fn set_extents(&mut self, extents: Vec<Extent>) -> Vec<Extent> {
+        let old = std::mem::take(&mut self.extents);
+        self.device_bytes.clear();
+        for e in extents {
+            self.push_extent(e);
+        }
+        old
+    }
+
+    /// The device holding most of the file's bytes (a tie goes to the lower,
+    /// faster device; an empty file counts as on device 0).
+    pub(super) fn home_device(&self) -> usize {
+        let mut best = (0u64, 0usize);
+        for (d, &bytes) in self.device_bytes.iter().enumerate() {
+            if bytes > best.0 {
+                best = (bytes, d);
+            }
+        }
+        best.1
+    }
+
+    /// Index of the first extent that can overlap file bytes at or after
+    /// `offset`. Extent j covers `[file_offset, file_offset + physical)` with
+    /// `physical < len + block` and the next extent starting at or after
+    /// `file_offset + len - block` (a rewritten tail block at most), so an extent
+    /// whose successor starts `2 × block` or more before `offset` ends before it.
+    pub(super) fn first_extent_near(&self, offset: u64, max_block_bytes: u64) -> usize {
+        let margin = 2 * max_block_bytes;
+        self.extents
+            .partition_point(|e| e.file_offset + margin <= offset)
+            .saturating_sub(1)
+    }
 }
 
 /// A device of the store (cloned through [`Device::boxed_clone`]).
@@ -553,27 +604,7 @@ impl ZoneFileStore {
 
     /// The device holding most of `file`'s bytes, if it exists.
     pub fn device_of(&self, file: FileNo) -> Option<usize> {
-        let f = self.files.get(&file)?;
-        // Hot path (every point read): most files live on one device, so answer
-        // without tallying; an empty file counts as on device 0.
-        let first = f.extents.first().map_or(0, |e| e.device);
-        if f.extents.iter().all(|e| e.device == first) {
-            return Some(first);
-        }
-        let mut best = (0u64, 0usize);
-        for d in 0..self.devices.len() {
-            let bytes: u64 = f
-                .extents
-                .iter()
-                .filter(|e| e.device == d)
-                .map(|e| e.len)
-                .sum();
-            // Most bytes wins; a tie goes to the lower (faster) device.
-            if bytes > best.0 {
-                best = (bytes, d);
-            }
-        }
-        Some(best.1)
+        self.files.get(&file).map(StoredFile::home_device)
     }
 
     /// Data reads each file received.
@@ -590,8 +621,9 @@ impl ZoneFileStore {
         self.devices.len()
     }
 
-    /// Checks the store's invariants: extents never overlap, live bytes match the
-    /// extents, zones on the free list are empty. Returns the first violation.
+    /// Checks the store's invariants: extents never overlap and are in file order,
+    /// live bytes and per-device byte counts match the extents, zones on the free
+    /// list are empty. Returns the first violation.
     pub fn check(&self) -> Result<(), String> {
         let mut live: Vec<Vec<u64>> = self
             .devices
@@ -600,6 +632,23 @@ impl ZoneFileStore {
             .collect();
         let mut spans: Vec<(usize, u32, u64, u64)> = Vec::new();
         for (no, f) in &self.files {
+            let mut per_device = vec![0u64; self.devices.len()];
+            for e in &f.extents {
+                per_device[e.device] += e.len;
+            }
+            if f.extents
+                .windows(2)
+                .any(|w| w[0].file_offset > w[1].file_offset)
+            {
+                return Err(format!("file {no}: extents out of file order"));
+            }
+            let counted = |d: usize| f.device_bytes.get(d).copied().unwrap_or(0);
+            if per_device.iter().enumerate().any(|(d, &b)| counted(d) != b) {
+                return Err(format!(
+                    "file {no}: per-device byte counts {:?} do not match its extents {per_device:?}",
+                    f.device_bytes
+                ));
+            }
             for e in &f.extents {
                 live[e.device][e.zone as usize] += e.physical;
                 let z = &self.devices[e.device].zones[e.zone as usize];
@@ -737,6 +786,7 @@ impl ZoneFileStore {
             StoredFile {
                 kind,
                 extents: Vec::new(),
+                device_bytes: vec![0; self.devices.len()],
                 size: 0,
                 open_zone: None,
                 created_ns: now,
@@ -805,7 +855,7 @@ impl ZoneFileStore {
             zone.written_bytes += physical;
             zone.live_bytes += physical;
             let f = self.files.get_mut(&file).expect("file");
-            f.extents.push(Extent {
+            f.push_extent(Extent {
                 device: d,
                 zone: z,
                 zone_offset,
@@ -871,9 +921,13 @@ impl ZoneFileStore {
         }
         let end = offset + bytes;
         let mut pieces: Vec<(usize, u64, u32)> = Vec::new();
-        for e in &f.extents {
+        let first = f.first_extent_near(offset, self.max_block_bytes());
+        for e in &f.extents[first..] {
             let (s, t) = (e.file_offset, e.file_offset + e.physical);
-            if t <= offset || s >= end {
+            if s >= end {
+                break;
+            }
+            if t <= offset {
                 continue;
             }
             let lo = offset.max(s) - s + e.zone_offset;
@@ -892,6 +946,15 @@ impl ZoneFileStore {
             self.traffic[d].reads += 1;
         }
         Ok(done)
+    }
+
+    /// The largest block size of the store's devices.
+    pub(super) fn max_block_bytes(&self) -> u64 {
+        self.devices
+            .iter()
+            .map(|d| d.block_bytes)
+            .max()
+            .unwrap_or(1)
     }
 
     pub(super) fn delete_internal(&mut self, now: Ns, file: FileNo) -> Result<(), StorageError> {
