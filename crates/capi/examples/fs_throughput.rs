@@ -51,7 +51,10 @@ fn main() {
             check(zl_fs_open(config.as_ptr(), &mut fs), "open");
             for (device, level) in [("ssd", 0), ("hdd", 1)] {
                 let name = CString::new(format!("{mode}-{device}.sst")).unwrap();
-                check(zl_fs_create(fs, name.as_ptr(), ZL_FILE_SST, level), "create");
+                check(
+                    zl_fs_create(fs, name.as_ptr(), ZL_FILE_SST, level),
+                    "create",
+                );
                 let t = Instant::now();
                 for _ in 0..mib {
                     check(
@@ -92,7 +95,10 @@ fn main() {
                             check(zl_fs_sync(fs, w.as_ptr()), "sync");
                         }
                     }
-                    format!("{:.1}", mib_s(n * WAL_APPEND_BYTES, t.elapsed().as_secs_f64()))
+                    format!(
+                        "{:.1}",
+                        mib_s(n * WAL_APPEND_BYTES, t.elapsed().as_secs_f64())
+                    )
                 } else {
                     "-".into()
                 };
