@@ -41,6 +41,19 @@ pub const ZL_ERR_ZONE_STATE: i32 = -9;
 pub const ZL_ERR_UNSUPPORTED: i32 = -10;
 /// The device has no free space left (FTL over-provisioning exhausted).
 pub const ZL_ERR_NO_SPACE: i32 = -11;
+/// Zone file store: no file of that name.
+pub const ZL_ERR_NOT_FOUND: i32 = -12;
+/// Zone file store: a file of that name exists already.
+pub const ZL_ERR_EXISTS: i32 = -13;
+/// Zone file store: the config file is unreadable, has an unknown key or a value
+/// out of range (the message names the key).
+pub const ZL_ERR_CONFIG: i32 = -14;
+/// Zone file store: the metadata log or the zones are inconsistent
+/// (`zl_fs_check`, recovery).
+pub const ZL_ERR_CORRUPT: i32 = -15;
+/// Zone file store: an operation failed in the store (no empty zone left for a
+/// file, a device error); the message names the cause.
+pub const ZL_ERR_STORE: i32 = -16;
 /// A bug: a Rust panic was caught at the boundary.
 pub const ZL_ERR_INTERNAL: i32 = -100;
 
@@ -105,6 +118,26 @@ impl From<EmulationError> for Failure {
     }
 }
 
+impl From<zonelab_zonefs::FsError> for Failure {
+    fn from(e: zonelab_zonefs::FsError) -> Self {
+        use zonelab_zonefs::FsErrorKind as K;
+        let code = match e.kind {
+            K::Config => ZL_ERR_CONFIG,
+            K::Profile => ZL_ERR_PROFILE,
+            K::Backing => ZL_ERR_BACKING,
+            K::NotFound => ZL_ERR_NOT_FOUND,
+            K::Exists => ZL_ERR_EXISTS,
+            K::Corrupt => ZL_ERR_CORRUPT,
+            K::Invalid => ZL_ERR_INVALID_ARGUMENT,
+            K::Store => ZL_ERR_STORE,
+        };
+        Failure {
+            code,
+            message: e.message,
+        }
+    }
+}
+
 thread_local! {
     static LAST: RefCell<(i32, CString)> = RefCell::new((ZL_OK, CString::default()));
 }
@@ -113,7 +146,9 @@ fn record(code: i32, message: String) {
     // Interior NULs cannot appear in a C string; none of our messages has one,
     // but never fail here.
     let c = CString::new(message.replace('\0', " ")).unwrap_or_default();
-    LAST.with(|l| *l.borrow_mut() = (code, c));
+    // `try_with`: from an `atexit` handler the thread-local is already gone;
+    // the status code still reaches the caller, only the message is lost.
+    let _ = LAST.try_with(|l| *l.borrow_mut() = (code, c));
 }
 
 /// Runs `f` under `catch_unwind`, records its status as the thread's last error,
@@ -141,7 +176,7 @@ pub fn guard(f: impl FnOnce() -> Result<(), Failure>) -> i32 {
 /// Status of this thread's most recent `zl_*` call (`ZL_OK` after a success).
 #[no_mangle]
 pub extern "C" fn zl_last_error() -> i32 {
-    LAST.with(|l| l.borrow().0)
+    LAST.try_with(|l| l.borrow().0).unwrap_or(ZL_OK)
 }
 
 /// One-line message of this thread's most recent `zl_*` call ("" after a
@@ -149,7 +184,8 @@ pub extern "C" fn zl_last_error() -> i32 {
 /// thread's next `zl_*` call; copy it to keep it.
 #[no_mangle]
 pub extern "C" fn zl_last_error_message() -> *const c_char {
-    LAST.with(|l| l.borrow().1.as_ptr())
+    LAST.try_with(|l| l.borrow().1.as_ptr())
+        .unwrap_or(c"".as_ptr())
 }
 
 #[cfg(test)]

@@ -8,11 +8,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The directory holding `libzonelab.so`: the test binary lives in
-/// `<target>/<profile>/deps`, the library in `<target>/<profile>` (and in `deps`).
+/// `<target>/<profile>/deps`, next to the library cargo built for this test run;
+/// `<target>/<profile>` has a copy only after a `cargo build` (possibly an older
+/// one), so `deps` comes first.
 fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let deps = exe.parent().unwrap();
-    for dir in [deps.parent().unwrap(), deps] {
+    for dir in [deps, deps.parent().unwrap()] {
         if dir.join("libzonelab.so").exists() {
             return dir.to_path_buf();
         }
@@ -47,7 +49,10 @@ fn c_program_uses_the_device_api() {
         "compiling smoke.c failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // cargo's LD_LIBRARY_PATH for tests may name a directory with an older copy
+    // of the library, and it takes precedence over the rpath: point it here.
     let run = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", &lib)
         .arg(tmp.path().join("zn540.img"))
         .output()
         .unwrap();
