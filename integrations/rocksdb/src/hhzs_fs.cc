@@ -4,8 +4,9 @@
 // (libzonelab's zl_fs_*; files named by their base names). Every other file (MANIFEST,
 // CURRENT, OPTIONS, IDENTITY, LOCK, LOG, temporary files) lives on the host file
 // system under `<dir>/aux/<its absolute path>`, as ZenFS keeps LOCK and LOG in its aux
-// path. A host file that this FileSystem did not create (e.g. db_bench's
-// --options_file) is read from its real path when its aux copy does not exist.
+// path. A host file that this FileSystem did not create (e.g. db_bench's --options_file)
+// is read from its real path when its aux copy does not exist. One database per store:
+// its directory is recorded in `<dir>/aux/DBDIRS`.
 #include <rocksdb/file_system.h>
 #include <rocksdb/utilities/object_registry.h>
 
@@ -212,7 +213,8 @@ class HhzsFileSystem : public FileSystemWrapper {
     int kind = ZoneKind(f);
     if (!kind) return target()->NewWritableFile(Aux(f), o, r, d);
     std::string b = BaseName(f);
-    NoteDbDir(DirOf(f));
+    IOStatus noted = NoteDbDir(DirOf(f));
+    if (!noted.ok()) return noted;
     uint64_t size;
     if (zl_fs_size(s_->fs(), b.c_str(), &size) == ZL_OK) {  // truncate = recreate
       ForgetCacheKeysOf(b);
@@ -374,14 +376,27 @@ class HhzsFileSystem : public FileSystemWrapper {
     while (std::getline(in, line))
       if (!line.empty()) db_dirs_.insert(line);
   }
-  void NoteDbDir(const std::string& dir) {
+  // The store names files by base name, so it holds one database: a WAL or SST in a
+  // second directory is refused unless the store is empty (the old one was destroyed).
+  IOStatus NoteDbDir(const std::string& dir) {
     std::string d = TrimSlash(dir);
     std::lock_guard<std::mutex> lock(mu_);
-    if (db_dirs_.count(d)) return;
+    if (db_dirs_.count(d)) return IOStatus::OK();
+    if (!db_dirs_.empty()) {
+      std::vector<std::string> names;
+      if (!s_->List(&names)) return IOStatus::IOError("hhzs: zl_fs_list failed");
+      if (!names.empty())
+        return IOStatus::InvalidArgument("hhzs: the store of " + s_->config_path() +
+                                         " holds the database in " + *db_dirs_.begin() +
+                                         "; one database (and WAL dir) per store, not " + d);
+      db_dirs_.clear();
+    }
     db_dirs_.insert(d);
-    std::ofstream out(DbDirsFile(), std::ios::app);
+    std::ofstream out(DbDirsFile(), std::ios::trunc);
     out << d << "\n";
     out.flush();
+    if (!out) return IOStatus::IOError("hhzs: cannot write " + DbDirsFile());
+    return IOStatus::OK();
   }
   bool IsDbDir(const std::string& dir) {
     std::lock_guard<std::mutex> lock(mu_);

@@ -189,6 +189,13 @@ int main(int argc, char** argv) {
     std::printf("\n");
   }
   int rc = 0;
+  const J* plugin = root.Get("plugin");
+  const J* errors = plugin ? plugin->Get("store_errors") : nullptr;
+  if (errors && errors->num > 0) {
+    std::fprintf(stderr, "hhzs_stat: %s zl_fs_* calls failed during the run\n",
+                 errors->Text().c_str());
+    rc = 1;
+  }
   for (int i = 2; i + 1 < argc; i += 2) {
     if (std::string(argv[i]) != "--require") continue;
     std::stringstream req(argv[i + 1]);

@@ -75,19 +75,21 @@ Store* Store::Open(const std::string& config_path, std::string* err) {
            ") is already open in this process; one store per process";
     return nullptr;
   }
-  std::string dir = TomlString(config_path, "dir");
-  if (dir.empty()) {
-    *err = "hhzs: config `" + config_path + "` has no `dir = \"...\"` key (or cannot be read)";
-    return nullptr;
-  }
-  // A relative `dir` is relative to the config file's directory (docs/c-api.md).
-  if (dir[0] != '/') dir = DirName(config_path) + "/" + dir;
+  // zl_fs_open validates the whole config (its errors name the bad key or value).
   ZlFs* fs = nullptr;
   int32_t st = zl_fs_open(config_path.c_str(), &fs);
   if (st != ZL_OK || !fs) {
     *err = "hhzs: zl_fs_open(" + config_path + "): " + ZlError(st);
     return nullptr;
   }
+  std::string dir = TomlString(config_path, "dir");
+  if (dir.empty()) {
+    zl_fs_close(fs);
+    *err = "hhzs: config `" + config_path + "` has no `dir = \"...\"` line the plugin can read";
+    return nullptr;
+  }
+  // A relative `dir` is relative to the config file's directory (docs/c-api.md).
+  if (dir[0] != '/') dir = DirName(config_path) + "/" + dir;
   Store* s = new Store();
   s->fs_ = fs;
   s->config_path_ = config_path;
