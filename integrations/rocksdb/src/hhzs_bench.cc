@@ -201,7 +201,9 @@ int main(int argc, char** argv) {
   ReadOptions ro;
   int rc = 0;
   auto t0 = std::chrono::steady_clock::now();
-  uint64_t done = 0, found = 0, reads = 0, writes = 0;
+  // wrong: values read that differ from what was written (e.g. a bad block from the
+  // SSD cache) -> exit 1.
+  uint64_t done = 0, found = 0, reads = 0, writes = 0, wrong = 0;
   switch (kModes.at(a.mode)) {
     case 0:  // fillrandom: num puts of uniformly random keys in [0, num)
       for (; done < a.num; done++) {
@@ -215,8 +217,12 @@ int main(int argc, char** argv) {
       for (std::string v; done < a.ops; done++) {
         uint64_t k = std::uniform_int_distribution<uint64_t>(0, a.num - 1)(rng);
         s = db->Get(ro, Key(k), &v);
-        if (s.ok()) found++;
-        else if (!s.IsNotFound()) return Fail("get", s);
+        if (s.ok()) {
+          found++;
+          if (v != Value(k, a.value_size)) wrong++;
+        } else if (!s.IsNotFound()) {
+          return Fail("get", s);
+        }
       }
       reads = done;
       break;
@@ -227,8 +233,12 @@ int main(int argc, char** argv) {
         if (std::uniform_real_distribution<double>(0, 1)(rng) < a.read_ratio) {
           s = db->Get(ro, Key(k), &v);
           reads++;
-          if (s.ok()) found++;
-          else if (!s.IsNotFound()) return Fail("get", s);
+          if (s.ok()) {
+            found++;
+            if (v != Value(k, a.value_size)) wrong++;
+          } else if (!s.IsNotFound()) {
+            return Fail("get", s);
+          }
         } else {
           s = db->Put(wo, Key(k), Value(k, a.value_size));
           writes++;
@@ -284,10 +294,13 @@ int main(int argc, char** argv) {
   }
   if (a.mode != "verify" && a.mode != "check") {
     double secs = Secs(t0);
-    std::printf("%s: %llu ops in %.2f s = %.0f ops/s (reads %llu, found %llu, writes %llu)\n",
-                a.mode.c_str(), (unsigned long long)done, secs, done / (secs > 0 ? secs : 1),
-                (unsigned long long)reads, (unsigned long long)found,
-                (unsigned long long)writes);
+    std::printf(
+        "%s: %llu ops in %.2f s = %.0f ops/s (reads %llu, found %llu, wrong values %llu, "
+        "writes %llu)\n",
+        a.mode.c_str(), (unsigned long long)done, secs, done / (secs > 0 ? secs : 1),
+        (unsigned long long)reads, (unsigned long long)found, (unsigned long long)wrong,
+        (unsigned long long)writes);
+    if (wrong) rc = 1;
   }
   s = db->Close();
   if (!s.ok()) return Fail("close", s);
