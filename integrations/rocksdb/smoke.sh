@@ -53,6 +53,14 @@ fi
 grep -q "hhzs: zl_fs_open($work/missing.toml)" "$work/missing.out"
 tail -n1 "$work/missing.out"
 
+echo "== a second database on the same store is refused (one database per store)"
+if LD_PRELOAD="$build/libzonelab_rocksdb.so" db_bench --fs_uri="hhzs://$work/hhzs.toml" \
+     --benchmarks=fillseq --num=10 --db="$work/db-second" > "$work/second.out" 2>&1; then
+  echo "smoke: db_bench opened a second database on one store" >&2; exit 1
+fi
+grep -q "one database (and WAL dir) per store" "$work/second.out"
+grep -m1 "one database" "$work/second.out"
+
 echo "== reopen and check"
 "$build/hhzs_bench" --config "$work/hhzs.toml" --db "$work/db" --mode check | grep -v '^stats:'
 echo "smoke: ok ($work)"
