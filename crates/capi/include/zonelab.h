@@ -10,6 +10,16 @@
 #include <stdlib.h>
 
 /*
+ File kind: a write-ahead log (RocksDB `*.log`) or any other non-SST file.
+ */
+#define ZL_FILE_WAL 1
+
+/*
+ File kind: an SST (RocksDB `*.sst`).
+ */
+#define ZL_FILE_SST 2
+
+/*
  Success.
  */
 #define ZL_OK 0
@@ -74,6 +84,34 @@
 #define ZL_ERR_NO_SPACE -11
 
 /*
+ Zone file store: no file of that name.
+ */
+#define ZL_ERR_NOT_FOUND -12
+
+/*
+ Zone file store: a file of that name exists already.
+ */
+#define ZL_ERR_EXISTS -13
+
+/*
+ Zone file store: the config file is unreadable, has an unknown key or a value
+ out of range (the message names the key).
+ */
+#define ZL_ERR_CONFIG -14
+
+/*
+ Zone file store: the metadata log or the zones are inconsistent
+ (`zl_fs_check`, recovery).
+ */
+#define ZL_ERR_CORRUPT -15
+
+/*
+ Zone file store: an operation failed in the store (no empty zone left for a
+ file, a device error); the message names the cause.
+ */
+#define ZL_ERR_STORE -16
+
+/*
  A bug: a Rust panic was caught at the boundary.
  */
 #define ZL_ERR_INTERNAL -100
@@ -105,6 +143,11 @@
  An open emulated device (opaque to C).
  */
 typedef struct ZlDevice ZlDevice;
+
+/*
+ An open zone file store (opaque to C).
+ */
+typedef struct ZlFs ZlFs;
 
 /*
  What a device is: sizes in logical blocks of `block_bytes`. The zone fields
@@ -290,6 +333,215 @@ int32_t zl_append(const struct ZlDevice *dev,
  `dev` is a valid handle.
  */
 int32_t zl_flush(const struct ZlDevice *dev);
+
+/*
+ Opens, creating or recovering, an HHZS zone file store described by the TOML
+ config file at `config_path` (keys in docs/c-api.md). A store with a `dir`
+ recovers from its metadata log after a crash. On failure `*out` is NULL.
+
+ # Safety
+ `config_path` is a NUL-terminated string; `out` is a valid pointer.
+ */
+int32_t zl_fs_open(const char *config_path, struct ZlFs **out);
+
+/*
+ Syncs every file and the metadata, then frees the handle (invalid afterwards
+ even if the sync failed). NULL is a no-op.
+
+ # Safety
+ `fs` is NULL or a handle from `zl_fs_open`, with no call on it running.
+ */
+int32_t zl_fs_close(struct ZlFs *fs);
+
+/*
+ Creates an empty file `name` of `kind` (`ZL_FILE_WAL` / `ZL_FILE_SST`) with
+ its SST `level` (-1: not known yet). `ZL_ERR_EXISTS` if the name is taken.
+
+ # Safety
+ `fs` is a valid handle; `name` a NUL-terminated string.
+ */
+int32_t zl_fs_create(struct ZlFs *fs, const char *name, int32_t kind, int32_t level);
+
+/*
+ SST level hint; takes effect until the file's first append (zones are
+ allocated lazily at the first append), later calls are counted and ignored.
+
+ # Safety
+ `fs` is a valid handle; `name` a NUL-terminated string.
+ */
+int32_t zl_fs_set_level(struct ZlFs *fs, const char *name, int32_t level);
+
+/*
+ Deletes `name` (`ZL_ERR_NOT_FOUND` if absent). Its zones are reset once no
+ other file uses them, after the delete is durable in the metadata log.
+
+ # Safety
+ `fs` is a valid handle; `name` a NUL-terminated string.
+ */
+int32_t zl_fs_delete(struct ZlFs *fs, const char *name);
+
+/*
+ Renames `from` to `to`, replacing `to` if it exists; durable on return.
+
+ # Safety
+ `fs` is a valid handle; `from` and `to` NUL-terminated strings.
+ */
+int32_t zl_fs_rename(struct ZlFs *fs, const char *from, const char *to);
+
+/*
+ A flush (job `job`) writes the SST `sst_name` to L0.
+
+ # Safety
+ `fs` is a valid handle; `sst_name` a NUL-terminated string.
+ */
+int32_t zl_fs_hint_flush(struct ZlFs *fs, uint64_t job, const char *sst_name);
+
+/*
+ A compaction (job `job`) selected `n_inputs` SSTs and writes to `output_level`.
+
+ # Safety
+ `fs` is a valid handle; `inputs` holds `n_inputs` NUL-terminated strings.
+ */
+int32_t zl_fs_hint_compaction_begin(struct ZlFs *fs,
+                                    uint64_t job,
+                                    const char *const *inputs,
+                                    uint64_t n_inputs,
+                                    int32_t output_level);
+
+/*
+ A compaction (job `job`) finished and installed `n_outputs` SSTs.
+
+ # Safety
+ `fs` is a valid handle; `outputs` holds `n_outputs` NUL-terminated strings.
+ */
+int32_t zl_fs_hint_compaction_end(struct ZlFs *fs,
+                                  uint64_t job,
+                                  const char *const *outputs,
+                                  uint64_t n_outputs,
+                                  int32_t output_level);
+
+/*
+ `sst_name` moved to `to_level` without being rewritten.
+
+ # Safety
+ `fs` is a valid handle; `sst_name` a NUL-terminated string.
+ */
+int32_t zl_fs_hint_trivial_move(struct ZlFs *fs, const char *sst_name, int32_t to_level);
+
+/*
+ Cache hint: a block of `sst_name` at `offset` was evicted from RocksDB's
+ block cache; `data`/`len` are its bytes (any length). HHZS admits it to the
+ SSD cache only if the SST is on the HDD and the block is not cached.
+
+ # Safety
+ `fs` is a valid handle; `sst_name` a NUL-terminated string; `data` has `len`
+ bytes.
+ */
+int32_t zl_fs_hint_block_evicted(struct ZlFs *fs,
+                                 const char *sst_name,
+                                 uint64_t offset,
+                                 const uint8_t *data,
+                                 uint64_t len);
+
+/*
+ Looks the block of `sst_name` at `offset` up in the SSD cache: on a hit
+ `*hit` = 1 and `*len` = its length, its bytes copied to `buf` if `*len <=
+ cap`; else `*hit` = 0 and `*len` = 0.
+
+ # Safety
+ `fs` is a valid handle; `sst_name` a NUL-terminated string; `buf` has `cap`
+ writable bytes (NULL if `cap` is 0); `len` and `hit` are valid pointers.
+ */
+int32_t zl_fs_cache_lookup(struct ZlFs *fs,
+                           const char *sst_name,
+                           uint64_t offset,
+                           uint8_t *buf,
+                           uint64_t cap,
+                           uint64_t *len,
+                           int32_t *hit);
+
+/*
+ All file names, each terminated by NUL, into `buf` (sorted).
+
+ # Safety
+ `fs` is a valid handle; `buf` has `cap` writable bytes (NULL if `cap` is 0);
+ `needed` is a valid pointer.
+ */
+int32_t zl_fs_list(struct ZlFs *fs, char *buf, uint64_t cap, uint64_t *needed);
+
+/*
+ Statistics as one NUL-terminated JSON object: `policy`, `hints` {flush,
+ compaction_begin, compaction_end, sst_level, sst_level_late, trivial_move,
+ block_evicted, cache_lookups, cache_hits, cache_admitted, unknown_files},
+ `files` [{name, kind, level, size, device}], `devices` [{name, files,
+ live_bytes, zones_in_use, bytes_written, bytes_read, zone_resets,
+ migrated_in_bytes}], `migration`, `journal`, `recovery`.
+
+ # Safety
+ As `zl_fs_list`.
+ */
+int32_t zl_fs_stats_json(struct ZlFs *fs, char *buf, uint64_t cap, uint64_t *needed);
+
+/*
+ Consistency check: no extent beyond its zone's write pointer, no extents
+ overlapping, live bytes and free zones as the files say, the store's zones
+ matching the devices' write pointers. `ZL_OK` or `ZL_ERR_CORRUPT` with a
+ message naming the first problem.
+
+ # Safety
+ `fs` is a valid handle.
+ */
+int32_t zl_fs_check(struct ZlFs *fs);
+
+/*
+ Appends `len` bytes to `name`. Whole blocks go to the zones; a partial last
+ block waits in memory until it fills or the file is synced or closed.
+
+ # Safety
+ `fs` is a valid handle; `name` a NUL-terminated string; `buf` has `len` bytes.
+ */
+int32_t zl_fs_append(struct ZlFs *fs, const char *name, const uint8_t *buf, uint64_t len);
+
+/*
+ Makes the file's appended bytes and the store's metadata durable: they
+ survive a crash (kill -9) once this returns.
+
+ # Safety
+ `fs` is a valid handle; `name` a NUL-terminated string.
+ */
+int32_t zl_fs_sync(struct ZlFs *fs, const char *name);
+
+/*
+ No more appends (an SST is complete): writes its last partial block and
+ finishes its zones.
+
+ # Safety
+ `fs` is a valid handle; `name` a NUL-terminated string.
+ */
+int32_t zl_fs_close_file(struct ZlFs *fs, const char *name);
+
+/*
+ Reads up to `len` bytes of `name` at `offset` into `buf`; `*read` receives
+ the count (short at the end of the file, 0 past it).
+
+ # Safety
+ `fs` is a valid handle; `name` a NUL-terminated string; `buf` has `len`
+ writable bytes; `read` is a valid pointer.
+ */
+int32_t zl_fs_read(struct ZlFs *fs,
+                   const char *name,
+                   uint64_t offset,
+                   uint8_t *buf,
+                   uint64_t len,
+                   uint64_t *read);
+
+/*
+ `*size` = the file's size in bytes (`ZL_ERR_NOT_FOUND` if absent).
+
+ # Safety
+ `fs` is a valid handle; `name` a NUL-terminated string; `size` valid.
+ */
+int32_t zl_fs_size(struct ZlFs *fs, const char *name, uint64_t *size);
 
 /*
  Status of this thread's most recent `zl_*` call (`ZL_OK` after a success).

@@ -41,6 +41,19 @@ pub const ZL_ERR_ZONE_STATE: i32 = -9;
 pub const ZL_ERR_UNSUPPORTED: i32 = -10;
 /// The device has no free space left (FTL over-provisioning exhausted).
 pub const ZL_ERR_NO_SPACE: i32 = -11;
+/// Zone file store: no file of that name.
+pub const ZL_ERR_NOT_FOUND: i32 = -12;
+/// Zone file store: a file of that name exists already.
+pub const ZL_ERR_EXISTS: i32 = -13;
+/// Zone file store: the config file is unreadable, has an unknown key or a value
+/// out of range (the message names the key).
+pub const ZL_ERR_CONFIG: i32 = -14;
+/// Zone file store: the metadata log or the zones are inconsistent
+/// (`zl_fs_check`, recovery).
+pub const ZL_ERR_CORRUPT: i32 = -15;
+/// Zone file store: an operation failed in the store (no empty zone left for a
+/// file, a device error); the message names the cause.
+pub const ZL_ERR_STORE: i32 = -16;
 /// A bug: a Rust panic was caught at the boundary.
 pub const ZL_ERR_INTERNAL: i32 = -100;
 
@@ -101,6 +114,26 @@ impl From<EmulationError> for Failure {
         Failure {
             code,
             message: e.to_string(),
+        }
+    }
+}
+
+impl From<zonelab_zonefs::FsError> for Failure {
+    fn from(e: zonelab_zonefs::FsError) -> Self {
+        use zonelab_zonefs::FsErrorKind as K;
+        let code = match e.kind {
+            K::Config => ZL_ERR_CONFIG,
+            K::Profile => ZL_ERR_PROFILE,
+            K::Backing => ZL_ERR_BACKING,
+            K::NotFound => ZL_ERR_NOT_FOUND,
+            K::Exists => ZL_ERR_EXISTS,
+            K::Corrupt => ZL_ERR_CORRUPT,
+            K::Invalid => ZL_ERR_INVALID_ARGUMENT,
+            K::Store => ZL_ERR_STORE,
+        };
+        Failure {
+            code,
+            message: e.message,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! [`EmulatedDevice`]: a device model driven by the wall clock.
 
+use crate::backed::submit_with_backing;
 use crate::backing::Backing;
 use crate::pacer::{Pacer, DEFAULT_SPIN_WINDOW};
 use crate::restore;
@@ -7,11 +8,10 @@ use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use zonelab_devices::models::{cmr_hdd, conzone, ftl_ssd, hm_smr_hdd, zns_ssd};
-use zonelab_devices::profile::{find_profile, model_of};
+use zonelab_devices::profile::{find_profile, model_of, ProfileSource};
 use zonelab_devices::zoned::ZoneDescriptor;
 use zonelab_devices::{
-    check_payload, Command, Device, DeviceError, DeviceInfo, DeviceStats, Lba, Payload,
-    ProfileError, ZoneAction,
+    Command, Device, DeviceError, DeviceInfo, DeviceStats, Lba, Payload, ProfileError,
 };
 
 /// How virtual time maps to wall time, and where payload bytes live.
@@ -140,7 +140,12 @@ impl EmulatedDevice<dyn Device + Send> {
 /// [`EmulationError::NotSend`]. Use those single-threaded via
 /// `EmulatedDevice::new(zonelab_devices::open_device(..)?, ..)`.
 pub fn open_send(name_or_path: &str) -> Result<Box<dyn Device + Send>, EmulationError> {
-    let src = find_profile(name_or_path)?;
+    open_send_source(&find_profile(name_or_path)?)
+}
+
+/// [`open_send`] for a profile already loaded (e.g. with edited fields).
+pub fn open_send_source(src: &ProfileSource) -> Result<Box<dyn Device + Send>, EmulationError> {
+    let src = src.clone();
     let model = model_of(&src)?;
     Ok(match model.as_str() {
         "zns-ssd" => Box::new(zns_ssd::ZnsSsd::from_profile(&src)?),
@@ -292,50 +297,13 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
         cmd: &Command,
         payload: Payload<'_>,
     ) -> Result<zonelab_devices::Completion, DeviceError> {
-        check_payload(cmd, &payload, self.info.block_bytes)?;
-        let c = inner.device.submit(now_ns, cmd, Payload::SizeOnly)?;
         let Inner {
             backing, device, ..
         } = inner;
-        let Some(b) = backing.as_mut() else {
-            return Ok(c);
-        };
-        let path = b.path().display().to_string();
-        let io = |e: std::io::Error| DeviceError::Io {
-            command: cmd.name(),
-            message: format!("{path}: {e}"),
-        };
-        let zone_size = self.info.zoned.as_ref().map(|z| z.zone_size_blocks);
-        match (*cmd, payload) {
-            (Command::Write { lba, .. }, Payload::Write(bytes)) => {
-                b.write_at(lba, bytes).map_err(io)?
-            }
-            (Command::Append { .. }, Payload::Write(bytes)) => {
-                b.write_at(c.lba, bytes).map_err(io)?
-            }
-            (Command::Read { lba, .. }, Payload::Read(out)) => b.read_at(lba, out).map_err(io)?,
-            (Command::Trim { lba, blocks }, _) => b.discard(lba, blocks as u64).map_err(io)?,
-            (
-                Command::Zone {
-                    action: ZoneAction::Reset,
-                    zone_lba,
-                },
-                _,
-            ) => b.discard(zone_lba, zone_size.unwrap_or(0)).map_err(io)?,
-            _ => {}
+        match backing.as_mut() {
+            Some(b) => submit_with_backing(b, &mut **device, &self.info, now_ns, cmd, payload),
+            None => device.submit(now_ns, cmd, payload),
         }
-        let touched = match *cmd {
-            Command::Write { lba, .. } => Some(lba),
-            Command::Append { zone_lba, .. } | Command::Zone { zone_lba, .. } => Some(zone_lba),
-            _ => None,
-        };
-        if let (Some(lba), Some(size)) = (touched, zone_size) {
-            restore::refresh_mirror(b, &**device, (lba / size) as u32);
-        }
-        if matches!(cmd, Command::Flush) {
-            b.save().map_err(io)?;
-        }
-        Ok(c)
     }
 
     /// With a backing file: makes written data durable and saves the zone states

@@ -47,12 +47,15 @@
 //!   polls many deadlines for you). There is no queue-pair or io_uring-like
 //!   interface.
 
+pub mod backed;
 pub mod backing;
 pub mod emulated;
 pub mod pacer;
 pub mod restore;
 
+pub use backed::BackedDevice;
 pub use emulated::{
-    open_send, EmulatedCompletion, EmulatedDevice, EmulationConfig, EmulationError,
+    open_send, open_send_source, EmulatedCompletion, EmulatedDevice, EmulationConfig,
+    EmulationError,
 };
 pub use pacer::{Pacer, DEFAULT_SPIN_WINDOW};

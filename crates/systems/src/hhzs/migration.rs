@@ -133,8 +133,19 @@ impl ZoneFileStore {
     fn migration_step(&mut self, now: Ns, mut task: MigrationTask) -> Result<(), StorageError> {
         let len = MIGRATION_CHUNK_BYTES.min(task.total_bytes - task.copied_bytes);
         if len > 0 {
-            self.read_internal(now, task.file, task.copied_bytes, len)?;
-            match self.append_internal(now, task.shadow, len) {
+            // With payloads the chunk's bytes are read and written to the copy.
+            let chunk = match self.data.is_some() {
+                false => {
+                    self.read_internal(now, task.file, task.copied_bytes, len)?;
+                    None
+                }
+                true => {
+                    let mut buf = vec![0u8; len as usize];
+                    self.read_bytes_internal(now, task.file, task.copied_bytes, &mut buf)?;
+                    Some(buf)
+                }
+            };
+            match self.append_internal(now, task.shadow, len, chunk.as_deref()) {
                 Ok(_) => {}
                 Err(_) => {
                     // No room on the target any more: give the copy up.
@@ -159,6 +170,7 @@ impl ZoneFileStore {
         let shadow = self.files.remove(&task.shadow).expect("shadow copy");
         let old = self.files.get_mut(&task.file).expect("migrated file");
         let old_extents = std::mem::replace(&mut old.extents, shadow.extents);
+        self.journal_push_extents_replaced(task.file);
         for e in old_extents {
             let zone = &mut self.devices[e.device].zones[e.zone as usize];
             zone.live_bytes -= e.physical;

@@ -7,8 +7,12 @@
 //! §3.4) and SpanDB's AUTO (§4.1) — all [`PlacementPolicy`]s.
 
 pub mod auto;
+pub mod data_path;
+pub mod journal;
+pub mod journal_codec;
 pub mod migration;
 pub mod placement;
+pub mod recovery;
 pub mod ssd_cache;
 pub mod view;
 pub mod write_guided;

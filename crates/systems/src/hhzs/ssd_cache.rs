@@ -78,6 +78,19 @@ impl ZoneFileStore {
         offset: u64,
         bytes: u64,
     ) -> Result<(), StorageError> {
+        self.cache_admit_data(now, file, offset, bytes, None)
+    }
+
+    /// Admits an evicted block; with `data` (emulation, `bytes` long) its bytes
+    /// are written, zero-padded to whole blocks.
+    pub(super) fn cache_admit_data(
+        &mut self,
+        now: Ns,
+        file: FileNo,
+        offset: u64,
+        bytes: u64,
+        data: Option<&[u8]>,
+    ) -> Result<(), StorageError> {
         let Some(cache) = self.cache.as_mut() else {
             return Ok(());
         };
@@ -125,14 +138,14 @@ impl ZoneFileStore {
         let zn = &dev.zones[zone as usize];
         let lba = zn.start_lba + zn.written_bytes / block;
         let zone_offset = zn.written_bytes;
-        self.submit(
-            0,
-            now,
-            Command::Write {
-                lba,
-                blocks: (physical / block) as u32,
-            },
-        )?;
+        let cmd = Command::Write {
+            lba,
+            blocks: (physical / block) as u32,
+        };
+        match data {
+            None => self.submit(0, now, cmd)?,
+            Some(d) => self.submit_write(0, now, cmd, d, physical)?,
+        };
         let zn = &mut self.devices[0].zones[zone as usize];
         zn.written_bytes += physical;
         if zn.written_bytes >= zn.capacity_bytes {
@@ -206,11 +219,36 @@ impl ZoneFileStore {
         offset: u64,
         bytes: u64,
     ) -> Option<Ns> {
+        self.cache_lookup_data(now, file, offset, bytes, None)
+    }
+
+    /// Serves a read from the SSD cache; with `out` (emulation) the cached block's
+    /// bytes are copied into it.
+    pub(super) fn cache_lookup_data(
+        &mut self,
+        now: Ns,
+        file: FileNo,
+        offset: u64,
+        bytes: u64,
+        out: Option<&mut Vec<u8>>,
+    ) -> Option<Ns> {
         let b = *self.cache.as_ref()?.map.get(&(file, offset))?;
         let block = self.devices[0].block_bytes;
         let lba = self.devices[0].zones[b.zone as usize].start_lba + b.zone_offset / block;
         let blocks = bytes.max(b.bytes).div_ceil(block) as u32;
-        let done = self.submit(0, now, Command::Read { lba, blocks }).ok()?;
+        let cmd = Command::Read { lba, blocks };
+        let done = match out {
+            None => self.submit(0, now, cmd).ok()?,
+            Some(out) => {
+                let mut buf = vec![0u8; blocks as usize * block as usize];
+                let done = self
+                    .submit_payload(0, now, cmd, zonelab_devices::Payload::Read(&mut buf))
+                    .ok()?;
+                buf.truncate(b.bytes as usize);
+                *out = buf;
+                done
+            }
+        };
         self.traffic[0].read_bytes += blocks as u64 * block;
         self.traffic[0].reads += 1;
         self.traffic[0].point_reads += 1;

@@ -72,11 +72,11 @@ pub(super) struct StoreDevice {
     pub(super) max_active: u32,
     pub(super) active: u32,
     /// The zone WAL files append to.
-    wal_zone: Option<u32>,
+    pub(super) wal_zone: Option<u32>,
     /// Zones `0..reserve` form the WAL/cache pool (HHZS §3.2); `reserve_free`
     /// lists its empty ones.
-    reserve: u32,
-    reserve_free: VecDeque<u32>,
+    pub(super) reserve: u32,
+    pub(super) reserve_free: VecDeque<u32>,
 }
 
 /// Per-device traffic and space, as results report them.
@@ -138,6 +138,11 @@ pub struct ZoneFileStore {
     /// Last time the policy was asked to tick / plan (about once a second).
     pub(super) next_policy_tick_ns: Ns,
     pub(super) tick_baseline: (Ns, u64, u64),
+    /// Real bytes (emulation): the unaligned tails of files being written.
+    /// `None` in simulation, which moves sizes only.
+    pub(super) data: Option<super::data_path::DataState>,
+    /// The metadata journal (emulation with persistence), if any.
+    pub(super) journal: Option<super::journal::Journal>,
 }
 
 /// Live bytes per (class, device), sampled at a fixed virtual-time interval.
@@ -237,6 +242,8 @@ impl ZoneFileStore {
             migration: MigrationState::default(),
             next_policy_tick_ns: 0,
             tick_baseline: (0, 0, 0),
+            data: None,
+            journal: None,
         })
     }
 
@@ -304,6 +311,8 @@ impl ZoneFileStore {
             migration: self.migration.clone(),
             next_policy_tick_ns: self.next_policy_tick_ns,
             tick_baseline: self.tick_baseline,
+            data: self.data.clone(),
+            journal: None,
         })
     }
 
@@ -456,13 +465,44 @@ impl ZoneFileStore {
         )))
     }
 
-    pub(super) fn submit(&mut self, d: usize, now: Ns, cmd: Command) -> Result<Ns, StorageError> {
+    /// Submits `cmd` with `payload` (emulation) and returns its completion time.
+    pub(super) fn submit_payload(
+        &mut self,
+        d: usize,
+        now: Ns,
+        cmd: Command,
+        payload: Payload<'_>,
+    ) -> Result<Ns, StorageError> {
         let dev = &mut self.devices[d];
         let c = dev
             .device
-            .submit(now, &cmd, Payload::SizeOnly)
+            .submit(now, &cmd, payload)
             .map_err(|e| dev_err(&dev.name, cmd.name(), e))?;
+        if let Some(j) = self.journal.as_mut() {
+            j.note_write(d, &cmd);
+        }
         Ok(c.done_ns)
+    }
+
+    /// Writes `piece` with `cmd`, zero-padded to `physical` bytes if shorter.
+    pub(super) fn submit_write(
+        &mut self,
+        d: usize,
+        now: Ns,
+        cmd: Command,
+        piece: &[u8],
+        physical: u64,
+    ) -> Result<Ns, StorageError> {
+        if piece.len() as u64 == physical {
+            return self.submit_payload(d, now, cmd, Payload::Write(piece));
+        }
+        let mut padded = vec![0u8; physical as usize];
+        padded[..piece.len()].copy_from_slice(piece);
+        self.submit_payload(d, now, cmd, Payload::Write(&padded))
+    }
+
+    pub(super) fn submit(&mut self, d: usize, now: Ns, cmd: Command) -> Result<Ns, StorageError> {
+        self.submit_payload(d, now, cmd, Payload::SizeOnly)
     }
 
     /// Ends appends to a zone: finish it on the device unless it is full.
@@ -495,6 +535,11 @@ impl ZoneFileStore {
     }
 
     pub(super) fn reset_zone(&mut self, d: usize, z: u32, now: Ns) -> Result<(), StorageError> {
+        // With a journal, the change that freed the zone (a delete, a migration's
+        // switch) is made durable before the zone can be reused.
+        if self.journal_has_pending() && !self.devices[d].zones[z as usize].cache {
+            self.journal_commit(now)?;
+        }
         let lba = self.devices[d].zones[z as usize].start_lba;
         if self.devices[d].zones[z as usize].written_bytes > 0 {
             self.submit(
@@ -659,7 +704,7 @@ impl LsmStorage for ZoneFileStore {
 
     fn append(&mut self, now: Ns, file: FileNo, bytes: u64) -> Result<Ns, StorageError> {
         self.background(now)?;
-        self.append_internal(now, file, bytes)
+        self.append_internal(now, file, bytes, None)
     }
 
     fn close(&mut self, now: Ns, file: FileNo) -> Result<Ns, StorageError> {
@@ -681,6 +726,10 @@ impl LsmStorage for ZoneFileStore {
 
     fn delete(&mut self, now: Ns, file: FileNo) -> Result<(), StorageError> {
         self.background(now)?;
+        self.journal_push_delete(file);
+        if let Some(d) = self.data.as_mut() {
+            d.tails.remove(&file);
+        }
         self.cancel_migration_of(now, file)?;
         if let Some(c) = self.cache.as_mut() {
             c.invalidate_file(file);
@@ -703,6 +752,7 @@ impl LsmStorage for ZoneFileStore {
             Hint::TrivialMove { sst, to_level, .. } => {
                 if let Some(f) = self.files.get_mut(sst) {
                     f.kind = FileKind::Sst { level: *to_level };
+                    self.journal_level(*sst);
                 }
             }
             Hint::CompactionStarted { inputs, .. } => {
@@ -747,11 +797,15 @@ impl ZoneFileStore {
         );
     }
 
+    /// Appends `bytes` to `file`. With `data` (emulation), `data.len() == bytes`
+    /// and the bytes are written; a piece that does not end on a block boundary
+    /// is padded with zeros to the block (its extent's `physical` > `len`).
     pub(super) fn append_internal(
         &mut self,
         now: Ns,
         file: FileNo,
         bytes: u64,
+        data: Option<&[u8]>,
     ) -> Result<Ns, StorageError> {
         let kind = self
             .files
@@ -792,14 +846,18 @@ impl ZoneFileStore {
             let physical = len.div_ceil(block) * block;
             let lba = zone.start_lba + zone.written_bytes / block;
             let zone_offset = zone.written_bytes;
-            let c = self.submit(
-                d,
-                now,
-                Command::Write {
-                    lba,
-                    blocks: (physical / block) as u32,
-                },
-            )?;
+            let cmd = Command::Write {
+                lba,
+                blocks: (physical / block) as u32,
+            };
+            let c = match data {
+                None => self.submit(d, now, cmd)?,
+                Some(all) => {
+                    let from = (bytes - left) as usize;
+                    let piece = &all[from..from + len as usize];
+                    self.submit_write(d, now, cmd, piece, physical)?
+                }
+            };
             done = done.max(c);
             let zone = &mut self.devices[d].zones[z as usize];
             zone.written_bytes += physical;
@@ -814,6 +872,10 @@ impl ZoneFileStore {
                 physical,
             });
             f.size += len;
+            if self.journal.is_some() {
+                let e = *f.extents.last().expect("extent");
+                self.journal_push_extent(file, &e);
+            }
             self.traffic[d].written_bytes += physical;
             self.written
                 .entry(kind.into())
