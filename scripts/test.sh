@@ -16,5 +16,5 @@ cargo test --workspace --locked "$@"
 if [ "${ZONELAB_SKIP_ROCKSDB:-0}" != 1 ]; then
   bash integrations/rocksdb/install-deps.sh
   bash integrations/rocksdb/smoke.sh --num 150000 --read-seconds 5
-  bash integrations/rocksdb/crash_test.sh --rounds 6
+  bash integrations/rocksdb/crash_test.sh --rounds 10
 fi

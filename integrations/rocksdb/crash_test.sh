@@ -29,8 +29,9 @@ rm -rf "$work/store" "$work/db" "$work/store-b" "$work/dbb"
 mkdir -p "$work"
 "$here/make-config.sh" "$work/store" hhzs > "$work/hhzs.toml"
 "$here/make-config.sh" "$work/store-b" hhzs > "$work/hhzs-b.toml"  # one database per store
-# 256 KiB memtables: a flush every ~250 acknowledged keys, compactions soon after.
-bench=("$build/hhzs_bench" --config "$work/hhzs.toml" --value_size 1000 --write_buffer_kib 256)
+# 64 KiB memtables and 4,000 B values: a flush every ~16 acknowledged keys, and an
+# L0->L1 compaction every 4 flushes, so kills land in flushes and compactions too.
+bench=("$build/hhzs_bench" --config "$work/hhzs.toml" --value_size 4000 --write_buffer_kib 64)
 RANDOM=$seed   # kill delays are reproducible from --seed
 
 # Last complete line of FILE that is a number ("" if none): a kill can cut the last line.
@@ -65,6 +66,10 @@ for round in $(seq 1 "$rounds"); do
   "${bench[@]}" --db "$work/db" --mode verify --expect_last "$acked" | grep '^verify'
 done
 [ "$acked" -ge 0 ] || { echo "crash_test: no key was ever acknowledged" >&2; exit 1; }
+# RocksDB's info logs (host files, in the aux tree) tell what the kills interrupted.
+logs=("$work/store/aux$work/db/"LOG*)
+echo "the writers ran $(cat "${logs[@]}" | grep -c '"event": "flush_started"') flushes and" \
+  "$(cat "${logs[@]}" | grep -c '"event": "compaction_started"') compactions"
 
 echo "db_bench fillrandom --sync=1, killed:"
 LD_PRELOAD="$build/libzonelab_rocksdb.so" db_bench --fs_uri="hhzs://$work/hhzs-b.toml" \

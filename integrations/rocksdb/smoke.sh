@@ -42,7 +42,8 @@ echo "== Debian db_bench fillrandom on hhzs:// (policy $policy)"
 run fillrandom --benchmarks=fillrandom --seed=1
 "$build/hhzs_stat" "$work/fillrandom.json" --require flush,compaction_begin,compaction_end,sst_level
 echo "== Debian db_bench readrandom for ${read_seconds} s"
-run readrandom --benchmarks=readrandom --use_existing_db=1 --duration="$read_seconds" --seed=2
+run readrandom --benchmarks=readrandom --use_existing_db=1 --duration="$read_seconds" \
+  --ops_between_duration_checks=10 --seed=2
 "$build/hhzs_stat" "$work/readrandom.json" --require block_evicted,cache_lookups
 
 echo "== a config that does not exist is an error, not a crash"

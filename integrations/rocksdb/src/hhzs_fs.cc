@@ -171,6 +171,8 @@ class HhzsFileSystem : public FileSystemWrapper {
       : FileSystemWrapper(FileSystem::Default()), s_(s) {
     LoadDbDirs();
   }
+  // RocksDB has closed the database: close the store (and write $HHZS_STATS_JSON).
+  ~HhzsFileSystem() override { s_->Shutdown(); }
   static const char* kClassName() { return "HhzsFileSystem"; }
   const char* Name() const override { return kClassName(); }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace hhzs {
 namespace {
@@ -54,8 +55,14 @@ void MkdirP(const std::string& dir) {
   }
 }
 
+// At exit() the main thread's thread-locals, libzonelab's per-thread last error among
+// them, are already destroyed, and a zl_* call there aborts the process. The atexit
+// fallback therefore closes the store from a fresh thread.
 void ShutdownAtExit() {
-  if (Store* s = Store::Current()) s->Shutdown();
+  Store* s = Store::Current();
+  if (!s) return;
+  std::thread t([s] { s->Shutdown(); });
+  t.join();
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "zl_contract.h"
+#include "zonelab.h"
 
 namespace hhzs {
 
@@ -61,7 +61,8 @@ class Store {
   // One-line JSON of the plugin-side counters.
   std::string PluginCountersJson();
   // Writes the store's stats and the plugin counters to $HHZS_STATS_JSON (if set),
-  // then closes the store. Idempotent; registered with atexit.
+  // then closes the store. Idempotent. Called when the hhzs:// FileSystem is destroyed
+  // (after RocksDB closed the database) and, as a fallback, at exit.
   void Shutdown();
 
  private:
