@@ -285,6 +285,7 @@ class HhzsFileSystem : public FileSystemWrapper {
     if (zl_fs_size(s_->fs(), b.c_str(), &size) != ZL_OK)
       return IOStatus::PathNotFound("hhzs: no such file " + f);
     ForgetCacheKeysOf(b);
+    ForgetSstRange(b);
     return ZlStatus(s_, zl_fs_delete(s_->fs(), b.c_str()), "delete " + b);
   }
   IOStatus Truncate(const std::string& f, size_t size, const IOOptions& o,

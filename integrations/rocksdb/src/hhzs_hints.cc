@@ -9,6 +9,8 @@
 #include <rocksdb/utilities/object_registry.h>
 
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <vector>
 
@@ -18,6 +20,9 @@ namespace hhzs {
 namespace {
 
 std::atomic<bool> g_listener{false};
+// Set when an options file configured the `hhzs_level` collector: every SST's level
+// then comes from it, and the coarse write-lifetime fallback stays off.
+std::atomic<bool> g_collector{false};
 // Job ids for hints that RocksDB does not number on the options-file path. Kept far
 // from RocksDB's own job ids (small integers) so the two never collide in one store.
 constexpr uint64_t kSyntheticJobBase = 1ull << 40;
@@ -39,6 +44,35 @@ void CountError(Store* s, int32_t st) {
   if (st != ZL_OK) s->counters().store_errors++;
 }
 
+// ---- options-file path: key ranges of the SSTs this process wrote ---------------
+//
+// The collector sees every key of every new SST. Its range and level let the
+// partitioner estimate a compaction's inputs, which RocksDB does not show to it: the
+// SSTs of the output level and of the level above that overlap the compaction's key
+// range (how RocksDB's leveled picker selects them). SSTs from before the process
+// started, and levels changed by trivial moves, are unknown here.
+
+struct SstRange {
+  int level;
+  std::string smallest, largest;
+};
+std::mutex g_ranges_mu;
+std::map<std::string, SstRange> g_ranges;  // SST name -> level and key range
+
+std::vector<std::string> EstimateInputs(int output_level, const std::string& lo,
+                                        const std::string& hi) {
+  std::vector<std::string> r;
+  int start_level = output_level - 1;
+  std::lock_guard<std::mutex> lock(g_ranges_mu);
+  for (auto& kv : g_ranges) {
+    const SstRange& x = kv.second;
+    if (x.level != output_level && x.level != start_level) continue;
+    if (x.largest < lo || x.smallest > hi) continue;
+    r.push_back(kv.first);
+  }
+  return r;
+}
+
 // ---- options-file path: SstPartitionerFactory ----------------------------------
 //
 // RocksDB 7.8 creates partitioners (a) once in Compaction::IsTrivialMove, only to ask
@@ -53,8 +87,10 @@ struct Session {
   uint64_t job;
   int level;
   bool begun = false;
+  std::vector<std::string> inputs;  // estimated (EstimateInputs)
   std::vector<std::string> outputs;
-  Session(uint64_t j, int l) : job(j), level(l) {}
+  Session(uint64_t j, int l, std::vector<std::string> in)
+      : job(j), level(l), inputs(std::move(in)) {}
   ~Session() {
     Store* s = Store::Current();
     if (!begun || !s || !s->fs() || ListenerInstalled()) return;
@@ -90,26 +126,48 @@ class LevelPartitionerFactory : public SstPartitionerFactory {
   std::unique_ptr<SstPartitioner> CreatePartitioner(
       const SstPartitioner::Context& ctx) const override {
     if (!t_session || t_session->level != ctx.output_level)
-      t_session = std::make_shared<Session>(g_next_job++, ctx.output_level);
+      t_session = std::make_shared<Session>(
+          g_next_job++, ctx.output_level,
+          EstimateInputs(ctx.output_level, ctx.smallest_user_key.ToString(),
+                         ctx.largest_user_key.ToString()));
     return std::make_unique<LevelPartitioner>(t_session);
   }
 };
 
 // ---- options-file path: TablePropertiesCollectorFactory --------------------------
 
-class NoopCollector : public TablePropertiesCollector {
+// Records the SST's key range (bytewise order, db_bench's comparator) when it is done.
+class RangeCollector : public TablePropertiesCollector {
  public:
-  Status AddUserKey(const Slice&, const Slice&, EntryType, SequenceNumber,
+  RangeCollector(std::string name, int level) : name_(std::move(name)), level_(level) {}
+  Status AddUserKey(const Slice& key, const Slice&, EntryType, SequenceNumber,
                     uint64_t) override {
+    if (name_.empty()) return Status::OK();
+    if (!any_ || key.compare(smallest_) < 0) smallest_.assign(key.data(), key.size());
+    if (!any_ || key.compare(largest_) > 0) largest_.assign(key.data(), key.size());
+    any_ = true;
     return Status::OK();
   }
-  Status Finish(UserCollectedProperties*) override { return Status::OK(); }
+  Status Finish(UserCollectedProperties*) override {
+    if (any_ && level_ >= 0) {
+      std::lock_guard<std::mutex> lock(g_ranges_mu);
+      g_ranges[name_] = SstRange{level_, smallest_, largest_};
+    }
+    return Status::OK();
+  }
   UserCollectedProperties GetReadableProperties() const override { return {}; }
   const char* Name() const override { return "hhzs_level"; }
+
+ private:
+  std::string name_;
+  int level_;
+  bool any_ = false;
+  std::string smallest_, largest_;
 };
 
 class LevelCollectorFactory : public TablePropertiesCollectorFactory {
  public:
+  LevelCollectorFactory() { g_collector = true; }
   static const char* kClassName() { return "hhzs_level"; }
   const char* Name() const override { return kClassName(); }
   TablePropertiesCollector* CreateTablePropertiesCollector(
@@ -117,19 +175,23 @@ class LevelCollectorFactory : public TablePropertiesCollectorFactory {
     // RocksDB creates the table builder (and so this collector) right after
     // NewWritableFile of the SST on the same thread, before its first append.
     Store* s = Store::Current();
-    if (s && s->fs() && !t_last_sst.empty() && ctx.level_at_creation >= 0) {
-      if (!t_last_sst_listener) {
+    if (s && s->fs() && !t_last_sst.empty() && ctx.level_at_creation >= 0 &&
+        !t_last_sst_listener) {
+      s->counters().level_from_collector++;
+      if (ctx.level_at_creation == 0 && !t_last_sst_partitioner) {
+        // A level-0 SST made outside a compaction is a flush output. As in the LSM
+        // model (crates/systems/src/lsm/db.rs), a flush sends only its flush hint,
+        // which also sets level 0; an SstGenerated would lower L0's storage demand.
+        CountError(s, zl_fs_hint_flush(s->fs(), g_next_job++, t_last_sst.c_str()));
+        s->counters().flush_hints++;
+      } else {
+        // A compaction output: the store turns this into HHZS's "SST generated".
         CountError(s, zl_fs_set_level(s->fs(), t_last_sst.c_str(), ctx.level_at_creation));
-        s->counters().level_from_collector++;
-        // A level-0 SST made outside a compaction is a flush output.
-        if (ctx.level_at_creation == 0 && !t_last_sst_partitioner && !ListenerInstalled()) {
-          CountError(s, zl_fs_hint_flush(s->fs(), g_next_job++, t_last_sst.c_str()));
-          s->counters().flush_hints++;
-        }
       }
     }
+    auto* c = new RangeCollector(t_last_sst, ctx.level_at_creation);
     t_last_sst.clear();
-    return new NoopCollector();
+    return c;
   }
 };
 
@@ -153,6 +215,11 @@ bool RegisterFactories() {
 const bool g_registered = RegisterFactories();
 
 }  // namespace
+
+void ForgetSstRange(const std::string& sst_name) {
+  std::lock_guard<std::mutex> lock(g_ranges_mu);
+  g_ranges.erase(sst_name);
+}
 
 std::string BaseName(const std::string& path) {
   size_t s = path.rfind('/');
@@ -182,9 +249,13 @@ int LevelAtSstCreation(const std::string& base_name) {
   if (t_last_sst_partitioner) {
     if (s) s->counters().level_from_partitioner++;
     if (s && s->fs() && !t_session->begun && !ListenerInstalled()) {
-      // The compaction's input files are not visible here (docs/rocksdb.md).
-      CountError(s, zl_fs_hint_compaction_begin(s->fs(), t_session->job, nullptr, 0,
-                                                t_session->level));
+      // RocksDB does not show the compaction's inputs here: they are estimated
+      // from key ranges (docs/rocksdb.md).
+      std::vector<const char*> ins;
+      for (auto& n : t_session->inputs) ins.push_back(n.c_str());
+      CountError(s, zl_fs_hint_compaction_begin(s->fs(), t_session->job, ins.data(),
+                                                ins.size(), t_session->level));
+      s->counters().estimated_inputs += ins.size();
       s->counters().compaction_begin_hints++;
     }
     t_session->begun = true;
@@ -200,11 +271,16 @@ void AfterSstCreated(Store* store, const std::string& base_name) {
     CountError(store, zl_fs_hint_flush(store->fs(), static_cast<uint64_t>(t_expected.job),
                                        base_name.c_str()));
     store->counters().flush_hints++;
+  } else if (t_expected.level >= 0) {
+    // HHZS §3.1 compaction hint phase (ii), "SST generated at level L": the store
+    // sends it on zl_fs_set_level (creating the file with its level does not).
+    CountError(store, zl_fs_set_level(store->fs(), base_name.c_str(), t_expected.level));
   }
   t_expected.valid = false;
 }
 
 bool ApplyLifetimeHint(Store* store, const std::string& base_name, int hint) {
+  if (g_collector || ListenerInstalled()) return false;  // an exact source exists
   // RocksDB's level compaction gives L0 and the base level WLTH_MEDIUM, the next level
   // WLTH_LONG and every deeper level WLTH_EXTREME (ColumnFamilyData::CalculateSSTWriteHint).
   int level;

@@ -6,9 +6,11 @@
 //     OnCompactionBegin gives job id, inputs and output level; OnCompactionCompleted
 //     the outputs (and trivial moves, whose outputs are their inputs);
 //  2. options-file Customizables (Debian's db_bench): the SstPartitionerFactory
-//     `hhzs_level` sees each compaction's output level before its outputs are created
-//     on the same thread; the TablePropertiesCollectorFactory `hhzs_level` sees every
-//     new SST's `level_at_creation` right after its file is created, before any append;
+//     `hhzs_level` sees each compaction's output level and key range before its
+//     outputs are created on the same thread; the TablePropertiesCollectorFactory
+//     `hhzs_level` sees every new SST's `level_at_creation` right after its file is
+//     created, before any append, and its keys (so the compaction's inputs can be
+//     estimated from key ranges);
 //  3. the write-lifetime hint RocksDB gives every SST file (a coarse level).
 // The FileSystem calls the functions below when it creates an SST.
 #pragma once
@@ -32,8 +34,12 @@ int LevelAtSstCreation(const std::string& base_name);
 // Called right after zl_fs_create succeeded: sends the flush hint of the listener path.
 void AfterSstCreated(Store* store, const std::string& base_name);
 // Maps a write-lifetime hint (Env::WriteLifeTimeHint value) to a coarse level when the
-// file's level is still unknown; returns true if it set one.
+// file's level is still unknown and neither the listener nor the `hhzs_level` collector
+// will give it; returns true if it set one.
 bool ApplyLifetimeHint(Store* store, const std::string& base_name, int hint);
+
+// Drops a deleted SST from the key ranges used to estimate compaction inputs.
+void ForgetSstRange(const std::string& sst_name);
 
 // Base name of a path ("/db/000012.sst" -> "000012.sst").
 std::string BaseName(const std::string& path);

@@ -156,7 +156,8 @@ std::string Store::PluginCountersJson() {
   PluginCounters& c = counters_;
   std::ostringstream o;
   o << "{\"flush_hints\":" << c.flush_hints << ",\"compaction_begin_hints\":"
-    << c.compaction_begin_hints << ",\"compaction_end_hints\":" << c.compaction_end_hints
+    << c.compaction_begin_hints << ",\"estimated_inputs\":" << c.estimated_inputs
+    << ",\"compaction_end_hints\":" << c.compaction_end_hints
     << ",\"trivial_move_hints\":" << c.trivial_move_hints
     << ",\"level_from_listener\":" << c.level_from_listener
     << ",\"level_from_collector\":" << c.level_from_collector

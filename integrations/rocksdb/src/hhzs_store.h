@@ -34,6 +34,7 @@ struct PluginCounters {
   std::atomic<uint64_t> level_from_lifetime_hint{0};
   std::atomic<uint64_t> flush_hints{0};
   std::atomic<uint64_t> compaction_begin_hints{0};
+  std::atomic<uint64_t> estimated_inputs{0};  // inputs named by key-range estimates
   std::atomic<uint64_t> compaction_end_hints{0};
   std::atomic<uint64_t> trivial_move_hints{0};
   std::atomic<uint64_t> store_errors{0};
