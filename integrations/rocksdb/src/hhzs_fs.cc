@@ -286,6 +286,7 @@ class HhzsFileSystem : public FileSystemWrapper {
       return IOStatus::PathNotFound("hhzs: no such file " + f);
     ForgetCacheKeysOf(b);
     ForgetSstRange(b);
+    TraceHint("(delete " + b + ")");
     return ZlStatus(s_, zl_fs_delete(s_->fs(), b.c_str()), "delete " + b);
   }
   IOStatus Truncate(const std::string& f, size_t size, const IOOptions& o,

@@ -87,15 +87,16 @@ struct Session {
   uint64_t job;
   int level;
   bool begun = false;
-  std::vector<std::string> inputs;  // estimated (EstimateInputs)
+  std::string smallest, largest;  // the compaction's key range
   std::vector<std::string> outputs;
-  Session(uint64_t j, int l, std::vector<std::string> in)
-      : job(j), level(l), inputs(std::move(in)) {}
+  Session(uint64_t j, int l, std::string lo, std::string hi)
+      : job(j), level(l), smallest(std::move(lo)), largest(std::move(hi)) {}
   ~Session() {
     Store* s = Store::Current();
     if (!begun || !s || !s->fs() || ListenerInstalled()) return;
     std::vector<const char*> outs;
     for (auto& n : outputs) outs.push_back(n.c_str());
+    TraceHint("compaction_end job=" + std::to_string(job) + " level=" + std::to_string(level) + " outputs=" + JoinNames(outs.data(), outs.size()));
     CountError(s, zl_fs_hint_compaction_end(s->fs(), job, outs.data(), outs.size(), level));
     s->counters().compaction_end_hints++;
   }
@@ -126,10 +127,9 @@ class LevelPartitionerFactory : public SstPartitionerFactory {
   std::unique_ptr<SstPartitioner> CreatePartitioner(
       const SstPartitioner::Context& ctx) const override {
     if (!t_session || t_session->level != ctx.output_level)
-      t_session = std::make_shared<Session>(
-          g_next_job++, ctx.output_level,
-          EstimateInputs(ctx.output_level, ctx.smallest_user_key.ToString(),
-                         ctx.largest_user_key.ToString()));
+      t_session = std::make_shared<Session>(g_next_job++, ctx.output_level,
+                                            ctx.smallest_user_key.ToString(),
+                                            ctx.largest_user_key.ToString());
     return std::make_unique<LevelPartitioner>(t_session);
   }
 };
@@ -182,10 +182,12 @@ class LevelCollectorFactory : public TablePropertiesCollectorFactory {
         // A level-0 SST made outside a compaction is a flush output. As in the LSM
         // model (crates/systems/src/lsm/db.rs), a flush sends only its flush hint,
         // which also sets level 0; an SstGenerated would lower L0's storage demand.
+        TraceHint("flush (inferred) " + t_last_sst);
         CountError(s, zl_fs_hint_flush(s->fs(), g_next_job++, t_last_sst.c_str()));
         s->counters().flush_hints++;
       } else {
         // A compaction output: the store turns this into HHZS's "SST generated".
+        TraceHint("sst_level " + t_last_sst + " " + std::to_string(ctx.level_at_creation));
         CountError(s, zl_fs_set_level(s->fs(), t_last_sst.c_str(), ctx.level_at_creation));
       }
     }
@@ -250,9 +252,15 @@ int LevelAtSstCreation(const std::string& base_name) {
     if (s) s->counters().level_from_partitioner++;
     if (s && s->fs() && !t_session->begun && !ListenerInstalled()) {
       // RocksDB does not show the compaction's inputs here: they are estimated
-      // from key ranges (docs/rocksdb.md).
+      // from key ranges (docs/rocksdb.md), now, so that SSTs deleted since the
+      // compaction was picked are left out.
+      std::vector<std::string> inputs =
+          EstimateInputs(t_session->level, t_session->smallest, t_session->largest);
       std::vector<const char*> ins;
-      for (auto& n : t_session->inputs) ins.push_back(n.c_str());
+      for (auto& n : inputs) ins.push_back(n.c_str());
+      TraceHint("compaction_begin job=" + std::to_string(t_session->job) + " level=" +
+                std::to_string(t_session->level) + " inputs(estimated)=" +
+                JoinNames(ins.data(), ins.size()));
       CountError(s, zl_fs_hint_compaction_begin(s->fs(), t_session->job, ins.data(),
                                                 ins.size(), t_session->level));
       s->counters().estimated_inputs += ins.size();
@@ -268,12 +276,14 @@ int LevelAtSstCreation(const std::string& base_name) {
 void AfterSstCreated(Store* store, const std::string& base_name) {
   if (!t_expected.valid || t_expected.name != base_name) return;
   if (t_expected.flush) {
+    TraceHint("flush job=" + std::to_string(t_expected.job) + " " + base_name);
     CountError(store, zl_fs_hint_flush(store->fs(), static_cast<uint64_t>(t_expected.job),
                                        base_name.c_str()));
     store->counters().flush_hints++;
   } else if (t_expected.level >= 0) {
     // HHZS §3.1 compaction hint phase (ii), "SST generated at level L": the store
     // sends it on zl_fs_set_level (creating the file with its level does not).
+    TraceHint("sst_level " + base_name + " " + std::to_string(t_expected.level));
     CountError(store, zl_fs_set_level(store->fs(), base_name.c_str(), t_expected.level));
   }
   t_expected.valid = false;

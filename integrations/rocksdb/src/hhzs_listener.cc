@@ -61,6 +61,8 @@ class HintListener : public EventListener {
     if (!s || !s->fs()) return;
     auto names = BaseNames(ci.input_files);
     auto c = CStrs(names);
+    TraceHint("compaction_begin job=" + std::to_string(ci.job_id) + " level=" +
+              std::to_string(ci.output_level) + " inputs=" + JoinNames(c.data(), c.size()));
     if (zl_fs_hint_compaction_begin(s->fs(), static_cast<uint64_t>(ci.job_id), c.data(),
                                     c.size(), ci.output_level) != ZL_OK)
       s->counters().store_errors++;
@@ -82,13 +84,22 @@ class HintListener : public EventListener {
       if (std::find(ins.begin(), ins.end(), o) == ins.end()) trivial = false;
     if (trivial) {
       for (auto& o : outs) {
+        TraceHint("trivial_move " + o + " to level " + std::to_string(ci.output_level));
         if (zl_fs_hint_trivial_move(s->fs(), o.c_str(), ci.output_level) != ZL_OK)
           s->counters().store_errors++;
         s->counters().trivial_move_hints++;
       }
+      // OnCompactionBegin announced this move as a compaction with inputs; ending it
+      // with no outputs releases the storage demand HHZS reserved for it.
+      if (zl_fs_hint_compaction_end(s->fs(), static_cast<uint64_t>(ci.job_id), nullptr, 0,
+                                    ci.output_level) != ZL_OK)
+        s->counters().store_errors++;
+      s->counters().compaction_end_hints++;
       return;
     }
     auto c = CStrs(outs);
+    TraceHint("compaction_end job=" + std::to_string(ci.job_id) + " level=" +
+              std::to_string(ci.output_level) + " outputs=" + JoinNames(c.data(), c.size()));
     if (zl_fs_hint_compaction_end(s->fs(), static_cast<uint64_t>(ci.job_id), c.data(),
                                   c.size(), ci.output_level) != ZL_OK)
       s->counters().store_errors++;

@@ -67,6 +67,24 @@ void ShutdownAtExit() {
 
 }  // namespace
 
+bool TracingHints() {
+  static const bool on = [] {
+    const char* v = std::getenv("HHZS_TRACE_HINTS");
+    return v && *v && std::string(v) != "0";
+  }();
+  return on;
+}
+
+void TraceHint(const std::string& line) {
+  if (TracingHints()) std::fprintf(stderr, "hhzs hint: %s\n", line.c_str());
+}
+
+std::string JoinNames(const char* const* names, uint64_t n) {
+  std::string r = "[";
+  for (uint64_t i = 0; i < n; i++) r += (i ? "," : "") + std::string(names[i]);
+  return r + "]";
+}
+
 std::string ZlError(int32_t status) {
   std::string m = "zonelab status " + std::to_string(status);
   const char* msg = zl_last_error_message();

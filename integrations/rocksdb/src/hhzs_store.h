@@ -76,6 +76,11 @@ class Store {
   bool shut_ = false;
 };
 
+// With HHZS_TRACE_HINTS=1 in the environment, prints one line per hint to stderr.
+bool TracingHints();
+void TraceHint(const std::string& line);
+std::string JoinNames(const char* const* names, uint64_t n);
+
 // Last error message of this thread's zl_* call, with the status code.
 std::string ZlError(int32_t status);
 
