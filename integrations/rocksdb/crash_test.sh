@@ -10,6 +10,7 @@
 #     must open, scan and pass zl_fs_check (db_bench prints no acknowledged keys, so
 #     only the driver's rounds check acknowledged data).
 #   crash_test.sh [--rounds N] [--seed S] [--dir DIR]
+# Without --dir it works in a temporary directory, removed when the test passes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 rounds=8
@@ -24,7 +25,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 build=$("$here/build.sh")
-[ -n "$work" ] || work=$(mktemp -d /tmp/hhzs-crash.XXXXXX)
+keep=1
+[ -n "$work" ] || { work=$(mktemp -d /tmp/hhzs-crash.XXXXXX); keep=0; }
 rm -rf "$work/store" "$work/db" "$work/store-b" "$work/dbb"
 mkdir -p "$work"
 "$here/make-config.sh" "$work/store" hhzs > "$work/hhzs.toml"
@@ -80,4 +82,5 @@ sleep 1.5
 kill -9 "$pid"
 wait "$pid" 2>/dev/null || true
 "$build/hhzs_bench" --config "$work/hhzs-b.toml" --db "$work/dbb" --mode check | grep '^check'
-echo "crash_test: ok, $rounds rounds in $(( $(date +%s) - start_s )) s ($work)"
+msg="crash_test: ok, $rounds rounds in $(( $(date +%s) - start_s )) s"
+if [ "$keep" = 0 ]; then rm -rf "$work"; echo "$msg"; else echo "$msg ($work)"; fi

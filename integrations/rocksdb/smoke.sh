@@ -5,6 +5,7 @@
 # level, reopens the database and checks the store. Exits non-zero on any failure,
 # including a zero flush, compaction or cache hint count.
 #   smoke.sh [--num N] [--read-seconds S] [--policy hhzs|b3|...] [--dir DIR]
+# Without --dir it works in a temporary directory, removed when the test passes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 num=300000         # keys of 16 B + 100 B values: ~35 MB of SSTs, L0..L2
@@ -21,7 +22,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 build=$("$here/build.sh")
-[ -n "$work" ] || work=$(mktemp -d /tmp/hhzs-smoke.XXXXXX)
+keep=1
+[ -n "$work" ] || { work=$(mktemp -d /tmp/hhzs-smoke.XXXXXX); keep=0; }
 rm -rf "$work/store" "$work/db"
 mkdir -p "$work"
 "$here/make-config.sh" "$work/store" "$policy" > "$work/hhzs.toml"
@@ -64,4 +66,4 @@ grep -m1 "one database" "$work/second.out"
 
 echo "== reopen and check"
 "$build/hhzs_bench" --config "$work/hhzs.toml" --db "$work/db" --mode check | grep -v '^stats:'
-echo "smoke: ok ($work)"
+if [ "$keep" = 0 ]; then rm -rf "$work"; echo "smoke: ok"; else echo "smoke: ok ($work)"; fi
