@@ -33,6 +33,10 @@
 //!   same file replays the saved zone states into the fresh model and resumes
 //!   there. Without a backing file nothing changes: bytes stay in the models'
 //!   in-memory stores and nothing persists.
+//! - [`BackedDevice`] ([`backed`]): the model + backing file part without pacing,
+//!   as a plain [`zonelab_devices::Device`], for owners that pace requests
+//!   themselves (the zone file store of `crates/zonefs` holds its devices under one
+//!   lock and waits for whole store operations).
 //! - **C ABI**: `crates/capi` (`libzonelab`, docs/c-api.md) wraps this crate for
 //!   C/C++ programs.
 //!

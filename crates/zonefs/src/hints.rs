@@ -47,12 +47,13 @@ fn output_level(level: i32) -> Result<u32, FsError> {
 
 impl ZoneFs {
     /// Sets an SST's level while it has no data (zones are allocated at the first
-    /// append); later calls are counted and ignored.
+    /// append); later calls are counted and ignored, as are levels of WAL files.
     pub fn set_level(&self, name: &str, level: i32) -> Result<(), FsError> {
         let level = level_arg(level)?;
         self.run(|g, now| {
             let no = g.file(name)?;
-            let Some(level) = level else {
+            let is_sst = matches!(g.store.0.kind_of(no), Some(FileKind::Sst { .. }));
+            let Some(level) = level.filter(|_| is_sst) else {
                 return Ok(((), now));
             };
             g.counters.sst_level += 1;

@@ -103,7 +103,15 @@ impl ZoneFileStore {
             tail.extend_from_slice(&rest[..take]);
             rest = &rest[take..];
             if tail.len() == unit {
-                done = self.append_internal(now, file, unit as u64, Some(&tail))?;
+                match self.append_internal(now, file, unit as u64, Some(&tail)) {
+                    Ok(d) => done = d,
+                    Err(e) => {
+                        // The bytes of this call stay unwritten; keep the old tail.
+                        tail.truncate(unit - take);
+                        self.keep_tail(file, tail);
+                        return Err(e);
+                    }
+                }
                 tail.clear();
             }
         }

@@ -9,8 +9,9 @@
 //!   flushes the data devices written since the last commit (a backed device saves
 //!   its zone states on Flush), appends the queued records to the active log zone
 //!   as whole blocks, then flushes the SSD. Extents are therefore never recorded
-//!   before their data is durable, and a delete is durable before its zones can be
-//!   reset and reused.
+//!   before their data is durable (data on the SSD itself becomes durable with the
+//!   same flush as the records: one Flush saves all its zones at once), and a
+//!   delete is durable before its zones can be reset and reused.
 //! - When the active log zone has no room, the commit **rolls**: it finishes the
 //!   zone, writes a snapshot of all metadata (which includes the queued changes) to
 //!   the next log zone, flushes, then resets the old zone. Recovery
@@ -278,8 +279,13 @@ impl ZoneFileStore {
         let Some(j) = self.journal.as_mut() else {
             return Ok(now);
         };
-        let dirty: Vec<usize> = (0..j.dirty.len()).filter(|&d| j.dirty[d]).collect();
         let pending = std::mem::take(&mut j.pending);
+        // Device 0 holds the log: its flush after the records covers its data
+        // too (one flush saves data and zone states together). Without records,
+        // it is flushed here.
+        let dirty: Vec<usize> = (0..j.dirty.len())
+            .filter(|&d| j.dirty[d] && (d != 0 || pending.is_empty()))
+            .collect();
         j.dirty.iter_mut().for_each(|d| *d = false);
         let mut done = now;
         for d in dirty {

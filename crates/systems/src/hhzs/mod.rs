@@ -5,6 +5,11 @@
 //! SST migration (§3.4). Policies: the basic schemes B1–B4 of the motivating
 //! analysis (§2.3), HHZS's write-guided placement with optional migration (§3.3,
 //! §3.4) and SpanDB's AUTO (§4.1) — all [`PlacementPolicy`]s.
+//!
+//! Emulation (issue 9): [`data_path`] carries real bytes through the same store,
+//! [`journal`] / [`journal_codec`] keep its metadata in log zones (as ZenFS) and
+//! [`recovery`] rebuilds it after a crash; `crates/zonefs` runs it in real time
+//! behind libzonelab's `zl_fs_*` calls. Simulation never turns these on.
 
 pub mod auto;
 pub mod data_path;

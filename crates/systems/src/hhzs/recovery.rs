@@ -336,11 +336,31 @@ impl ZoneFileStore {
         Ok(())
     }
 
-    /// [`ZoneFileStore::check`] plus the store's zones against the devices' own
-    /// zone states: free zones are empty on the device, written zones' write
-    /// pointers match (finished zones: any), log zones match the journal.
+    /// [`ZoneFileStore::check`] plus: no SST shares a zone with another file, no
+    /// file data in cache zones, and the store's zones against the devices' own
+    /// zone states: written zones' write pointers match (finished zones: any
+    /// pointer within capacity), free zones are empty, log zones match the journal.
     pub fn check_with_devices(&self) -> Result<(), String> {
         self.check()?;
+        // An SST's zones are its own (HHZS §3.2); no file data in cache zones.
+        let mut owners: BTreeMap<(usize, u32), (FileNo, bool)> = BTreeMap::new();
+        for (&no, f) in &self.files {
+            let sst = matches!(f.kind, FileKind::Sst { .. });
+            for e in &f.extents {
+                if self.devices[e.device].zones[e.zone as usize].cache {
+                    return Err(format!("file {no} has data in cache zone {}", e.zone));
+                }
+                match owners.insert((e.device, e.zone), (no, sst)) {
+                    Some((other, other_sst)) if other != no && (sst || other_sst) => {
+                        return Err(format!(
+                            "zone {} of {} is shared by files {other} and {no}, one of them an SST",
+                            e.zone, self.devices[e.device].name
+                        ))
+                    }
+                    _ => {}
+                }
+            }
+        }
         for (d, dev) in self.devices.iter().enumerate() {
             let conv = dev
                 .device
@@ -385,5 +405,55 @@ impl ZoneFileStore {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hhzs::{BasicPlacement, StoreDeviceSpec};
+    use crate::lsm::LsmStorage;
+
+    fn store() -> ZoneFileStore {
+        let dev = |p| StoreDeviceSpec {
+            device: zonelab_devices::open_device(p).unwrap(),
+            zone_budget: Some(4),
+        };
+        let mut s = ZoneFileStore::new(
+            vec![dev("zn540"), dev("st14000nm0007")],
+            Box::new(BasicPlacement { h: 1 }),
+        )
+        .unwrap();
+        s.enable_payloads();
+        for (no, level) in [(1, 0), (2, 0)] {
+            s.create(0, no, FileKind::Sst { level }).unwrap();
+            s.append_bytes(0, no, &[no as u8; 10_000]).unwrap();
+            s.close_bytes(0, no).unwrap();
+        }
+        s
+    }
+
+    #[test]
+    fn check_names_an_extent_beyond_the_write_pointer_and_a_shared_sst_zone() {
+        let mut s = store();
+        s.check_with_devices().unwrap();
+        s.files.get_mut(&1).unwrap().extents[0].physical += 1 << 20;
+        let e = s.check_with_devices().unwrap_err();
+        assert!(e.contains("beyond the write pointer"), "{e}");
+        // Give file 2 the last block of file 1's zone (split file 1's extent) and
+        // drop file 2's own extent: everything else stays consistent.
+        let mut s = store();
+        let mut a = s.files[&1].extents[0];
+        let mut b = a;
+        (a.len, a.physical) = (8192, 8192);
+        b.zone_offset = 8192;
+        (b.file_offset, b.len, b.physical) = (0, 10_000 - 8192, 4096);
+        s.files.get_mut(&1).unwrap().extents = vec![a];
+        let own = s.files[&2].extents[0];
+        s.devices[own.device].zones[own.zone as usize].live_bytes = 0;
+        s.files.get_mut(&2).unwrap().extents = vec![b];
+        s.check().unwrap();
+        let e = s.check_with_devices().unwrap_err();
+        assert!(e.contains("shared by files 1 and 2"), "{e}");
     }
 }
