@@ -9,3 +9,12 @@ if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all -- --check
 fi
 cargo test --workspace --locked "$@"
+# The RocksDB plugin (integrations/rocksdb, docs/rocksdb.md): installs Debian's
+# librocksdb-dev and rocksdb-tools if missing (as root), builds the plugin, runs Debian's
+# db_bench on hhzs:// (smoke test, under a minute) and the kill -9 crash test (under two
+# minutes). ZONELAB_SKIP_ROCKSDB=1 skips them.
+if [ "${ZONELAB_SKIP_ROCKSDB:-0}" != 1 ]; then
+  bash integrations/rocksdb/install-deps.sh
+  bash integrations/rocksdb/smoke.sh --num 150000 --read-seconds 5
+  bash integrations/rocksdb/crash_test.sh --rounds 10
+fi
