@@ -12,9 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use zonelab_engine::time::MIB;
 use zonelab_engine::RngStreams;
-use zonelab_systems::hhzs::{
-    AutoPlacement, BasicPlacement, FileClass, PlacementPolicy, WriteGuided, ZoneFileStore,
-};
+pub use zonelab_systems::hhzs::Scheme;
+use zonelab_systems::hhzs::{FileClass, ZoneFileStore};
 use zonelab_systems::lsm::{LsmDb, LsmSummary};
 use zonelab_workloads::ycsb::CoreWorkloadSpec;
 
@@ -23,82 +22,23 @@ pub const MIGRATION_BYTES_PER_S: u64 = 4 * MIB;
 /// WAL + cache zones on the SSD: 2.1 GiB = 2 zones (§4.1).
 pub const WAL_CACHE_ZONES: u32 = 2;
 
-/// A data management scheme of §4.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub enum Scheme {
-    /// Bh of §2.3.
-    Basic(u32),
-    /// SpanDB's automated placement.
-    Auto,
-    /// B3 with workload-aware migration.
-    B3M,
-    /// Write-guided placement.
-    P,
-    /// P with migration.
-    PM,
-    /// P + migration + caching = HHZS.
-    Hhzs,
-}
-
-impl std::str::FromStr for Scheme {
-    type Err = String;
-
-    /// `b1`..`b9`, `auto`, `b3+m`, `p`, `p+m`, `hhzs` (or `p+m+c`), any case.
-    fn from_str(s: &str) -> Result<Self, String> {
-        let l = s.to_ascii_lowercase();
-        Ok(match l.as_str() {
-            "auto" => Scheme::Auto,
-            "b3+m" => Scheme::B3M,
-            "p" => Scheme::P,
-            "p+m" => Scheme::PM,
-            "hhzs" | "p+m+c" => Scheme::Hhzs,
-            _ => match l.strip_prefix('b').and_then(|h| h.parse::<u32>().ok()) {
-                Some(h) if (1..=9).contains(&h) => Scheme::Basic(h),
-                _ => {
-                    return Err(format!(
-                        "unknown scheme `{s}` (known: b1-b9, auto, b3+m, p, p+m, hhzs)"
-                    ))
-                }
-            },
-        })
-    }
-}
-
-impl Scheme {
-    pub fn name(self) -> String {
-        match self {
-            Scheme::Basic(h) => format!("B{h}"),
-            Scheme::Auto => "AUTO".into(),
-            Scheme::B3M => "B3+M".into(),
-            Scheme::P => "P".into(),
-            Scheme::PM => "P+M".into(),
-            Scheme::Hhzs => "HHZS".into(),
-        }
-    }
-
-    fn policy(self) -> Box<dyn PlacementPolicy> {
-        match self {
-            Scheme::Basic(h) => Box::new(BasicPlacement { h }),
-            Scheme::Auto => Box::new(AutoPlacement::default()),
-            Scheme::B3M => Box::new(WriteGuided::basic_with_migration(3)),
-            Scheme::P => Box::new(WriteGuided::hhzs(false, false)),
-            Scheme::PM => Box::new(WriteGuided::hhzs(true, false)),
-            Scheme::Hhzs => Box::new(WriteGuided::hhzs(true, true)),
-        }
-    }
-
-    /// (WAL/cache zones, caching, migration rate). The basic schemes keep §2.3's
-    /// set-up (the WAL competes for SSD zones); AUTO reserves the WAL zones as
-    /// HHZS does (§4.1).
-    fn store_config(self) -> (u32, bool, u64) {
-        match self {
-            Scheme::Basic(_) => (0, false, 0),
-            Scheme::B3M => (0, false, MIGRATION_BYTES_PER_S),
-            Scheme::Auto | Scheme::P => (WAL_CACHE_ZONES, false, 0),
-            Scheme::PM => (WAL_CACHE_ZONES, false, MIGRATION_BYTES_PER_S),
-            Scheme::Hhzs => (WAL_CACHE_ZONES, true, MIGRATION_BYTES_PER_S),
-        }
-    }
+/// (WAL/cache zones, caching, migration rate) of `scheme` in the paper's set-up
+/// (§4.1: a 2-zone pool, 4 MiB/s migration).
+fn store_config(scheme: Scheme) -> (u32, bool, u64) {
+    let st = scheme.store();
+    (
+        if st.wal_cache_pool {
+            WAL_CACHE_ZONES
+        } else {
+            0
+        },
+        st.caching,
+        if st.migration {
+            MIGRATION_BYTES_PER_S
+        } else {
+            0
+        },
+    )
 }
 
 /// A workload run from the loaded state.
@@ -172,7 +112,7 @@ pub fn run_load_job(
     };
     let mut setup = base.clone();
     setup.ssd_zones = job.ssd_zones;
-    let (reserve, caching, rate) = job.scheme.store_config();
+    let (reserve, caching, rate) = store_config(job.scheme);
     let mut db = setup
         .open_configured(job.scheme.policy(), reserve, caching, rate)
         .map_err(ctx)?;

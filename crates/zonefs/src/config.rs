@@ -11,6 +11,7 @@ use crate::error::{FsError, FsErrorKind};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use zonelab_systems::hhzs::journal::DEFAULT_LOG_ZONES;
+use zonelab_systems::hhzs::Scheme;
 
 /// A parsed config file.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -67,6 +68,17 @@ fn config_err(path: &str, msg: impl std::fmt::Display) -> FsError {
 }
 
 impl FsConfig {
+    /// The placement scheme `policy` names (the simulation's schemes, HHZS §2.3,
+    /// §3.3–§3.5, §4.1).
+    pub fn scheme(&self) -> Result<Scheme, String> {
+        self.policy.parse::<Scheme>().map_err(|_| {
+            format!(
+                "`policy` = \"{}\" is unknown (allowed: hhzs, p+m, p, b3+m, auto, b1..b9)",
+                self.policy
+            )
+        })
+    }
+
     /// Reads and validates a config file; `dir` becomes relative to its folder.
     pub fn load(path: &Path) -> Result<Self, FsError> {
         let shown = path.display().to_string();
@@ -135,7 +147,7 @@ impl FsConfig {
                 }
             }
         }
-        crate::policy::Scheme::parse(&self.policy).map_err(|e| config_err(source, e))?;
+        self.scheme().map_err(|e| config_err(source, e))?;
         Ok(())
     }
 }

@@ -15,7 +15,6 @@ use crate::config::FsConfig;
 use crate::devices::open_devices;
 use crate::error::{FsError, FsErrorKind};
 use crate::hints::HintCounters;
-use crate::policy::Scheme;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
@@ -39,7 +38,7 @@ pub(crate) struct SendStore(pub(crate) ZoneFileStore);
 // SAFETY: the store owns boxed devices and a policy behind non-`Send` trait
 // objects. `ZoneFs::open_config` builds them only from `Send` values (devices
 // from `open_send_source`/`BackedDevice`, policies as `Box<dyn PlacementPolicy +
-// Send>` from `Scheme::setup`), and nothing else is put into this store.
+// Send>` from `Scheme::policy`), and nothing else is put into this store.
 unsafe impl Send for SendStore {}
 
 /// A named file's C-API metadata.
@@ -99,9 +98,10 @@ impl ZoneFs {
     /// Opens the store `cfg` describes. With `dir`, the devices' backing files are
     /// reopened and the metadata journal recovered.
     pub fn open_config(cfg: &FsConfig) -> Result<Self, FsError> {
-        let setup = Scheme::parse(&cfg.policy)
-            .map_err(|e| FsError::new(FsErrorKind::Config, e))?
-            .setup();
+        let scheme = cfg
+            .scheme()
+            .map_err(|e| FsError::new(FsErrorKind::Config, e))?;
+        let setup = scheme.store();
         let opened = open_devices(cfg)?;
         let budgets = [Some(cfg.ssd_zone_budget), None];
         let specs = opened
@@ -113,16 +113,16 @@ impl ZoneFs {
                 zone_budget,
             })
             .collect();
-        let policy: Box<dyn PlacementPolicy> = setup.policy;
+        let policy: Box<dyn PlacementPolicy> = scheme.policy();
         let mut store = ZoneFileStore::new(specs, policy)
             .map_err(|e| FsError::new(FsErrorKind::Config, e.0))?;
-        if setup.wal_pool || setup.caching || setup.migration {
+        if setup.wal_cache_pool || setup.caching || setup.migration {
             let rate = if setup.migration {
                 (cfg.migration_rate_mib_s * MIB as f64) as u64
             } else {
                 0
             };
-            let pool = if setup.wal_pool {
+            let pool = if setup.wal_cache_pool {
                 cfg.wal_cache_zones
             } else {
                 0

@@ -7,7 +7,6 @@
 //!
 //! - [`config`]: the TOML config (devices, policy, budget, dilation, scaling).
 //! - [`devices`]: the SSD and HDD models, in memory or in backing files.
-//! - [`policy`]: placement schemes by name.
 //! - [`fs`]: [`ZoneFs`] — files by name, real-time pacing, durability.
 //! - [`hints`]: hint calls and the SSD cache; [`stats`]: counters as JSON.
 
@@ -17,7 +16,6 @@ pub mod devices;
 pub mod error;
 pub mod fs;
 pub mod hints;
-pub mod policy;
 pub mod stats;
 
 pub use config::FsConfig;

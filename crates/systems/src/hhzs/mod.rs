@@ -18,6 +18,7 @@ pub mod journal_codec;
 pub mod migration;
 pub mod placement;
 pub mod recovery;
+pub mod scheme;
 pub mod ssd_cache;
 pub mod view;
 pub mod write_guided;
@@ -25,6 +26,7 @@ pub mod zone_store;
 
 pub use auto::AutoPlacement;
 pub use placement::{BasicPlacement, PlacementPolicy};
+pub use scheme::{Scheme, SchemeStore};
 pub use view::{DeviceView, MigrationPlan, SstView, StoreView};
 pub use write_guided::WriteGuided;
 pub use zone_store::{DeviceTraffic, FileClass, OccupancySamples, StoreDeviceSpec, ZoneFileStore};
