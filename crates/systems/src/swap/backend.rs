@@ -141,6 +141,31 @@ pub trait SwapBackend {
 }
 
 /// Maps a device error into a swap error of `backend`.
+/// Reads `count` pages with `cmd` and returns the completion time. With `tags`,
+/// the pages' bytes land in `buf` (kept by the caller and reused, so a swap-in
+/// allocates nothing) and each page's tag is appended to `tags`; without, the read
+/// is size-only.
+pub fn read_pages(
+    dev: &mut dyn zonelab_devices::Device,
+    now_ns: Ns,
+    cmd: &zonelab_devices::Command,
+    count: u32,
+    tags: Option<&mut Vec<PageTag>>,
+    buf: &mut Vec<u8>,
+) -> Result<Ns, zonelab_devices::DeviceError> {
+    use zonelab_devices::Payload;
+    let Some(out) = tags else {
+        return Ok(dev.submit(now_ns, cmd, Payload::SizeOnly)?.done_ns);
+    };
+    buf.clear();
+    buf.resize(count as usize * PAGE_BYTES as usize, 0);
+    let done_ns = dev.submit(now_ns, cmd, Payload::Read(buf))?.done_ns;
+    for page in buf.chunks_exact(PAGE_BYTES as usize) {
+        out.push(PageTag::decode(page));
+    }
+    Ok(done_ns)
+}
+
 pub fn dev_err(backend: &'static str) -> impl Fn(zonelab_devices::DeviceError) -> SwapError {
     move |source| SwapError::Device { backend, source }
 }

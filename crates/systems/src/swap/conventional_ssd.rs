@@ -6,7 +6,9 @@
 //! free (swap discards at 1 MiB granularity, ZNSage §2.1), so slots freed inside a
 //! still-used cluster stay valid to the FTL, which copies them during its GC.
 
-use super::backend::{dev_err, encode_pages, BackendStats, IoEvents, PageTag, SwapBackend};
+use super::backend::{
+    dev_err, encode_pages, read_pages, BackendStats, IoEvents, PageTag, SwapBackend,
+};
 use super::error::{bad_config, SwapError};
 use super::{PageId, Slot, NONE, PAGE_BYTES};
 use std::collections::VecDeque;
@@ -239,25 +241,9 @@ impl SwapBackend for ConventionalSwap {
             lba: slot as u64,
             blocks: count,
         };
-        let err = dev_err("ssd-swap");
-        match tags {
-            Some(out) if self.payloads => {
-                let mut buf = std::mem::take(&mut self.buf);
-                buf.clear();
-                buf.resize(count as usize * PAGE_BYTES as usize, 0);
-                let c = self.dev.submit(now_ns, &cmd, Payload::Read(&mut buf));
-                for i in 0..count as usize {
-                    out.push(PageTag::decode(&buf[i * PAGE_BYTES as usize..]));
-                }
-                self.buf = buf;
-                Ok(c.map_err(err)?.done_ns)
-            }
-            _ => Ok(self
-                .dev
-                .submit(now_ns, &cmd, Payload::SizeOnly)
-                .map_err(err)?
-                .done_ns),
-        }
+        let tags = tags.filter(|_| self.payloads);
+        read_pages(&mut *self.dev, now_ns, &cmd, count, tags, &mut self.buf)
+            .map_err(dev_err("ssd-swap"))
     }
 
     fn free(&mut self, now_ns: Ns, slot: Slot) -> Result<(), SwapError> {

@@ -16,7 +16,9 @@
 //! write unit), where the reverse map lives (per-LBA device metadata vs. host
 //! memory) and whether GC updates page tables while pages are in memory.
 
-use super::backend::{dev_err, encode_pages, BackendStats, GcMove, IoEvents, PageTag, SwapBackend};
+use super::backend::{
+    dev_err, encode_pages, read_pages, BackendStats, GcMove, IoEvents, PageTag, SwapBackend,
+};
 use super::config::ZoneSwapConfig;
 use super::error::SwapError;
 use super::{PageId, Slot, NONE, PAGE_BYTES, RMAP_ENTRY_BYTES};
@@ -330,26 +332,9 @@ impl ZoneSwap {
             lba: self.lba_of(slot),
             blocks: count,
         };
-        let err = dev_err(self.policy.name);
         self.stats.read_commands += 1;
-        match tags {
-            Some(out) => {
-                let mut buf = std::mem::take(&mut self.buf);
-                buf.clear();
-                buf.resize(count as usize * PAGE_BYTES as usize, 0);
-                let c = self.dev.submit(now_ns, &cmd, Payload::Read(&mut buf));
-                for i in 0..count as usize {
-                    out.push(PageTag::decode(&buf[i * PAGE_BYTES as usize..]));
-                }
-                self.buf = buf;
-                Ok(c.map_err(err)?.done_ns)
-            }
-            None => Ok(self
-                .dev
-                .submit(now_ns, &cmd, Payload::SizeOnly)
-                .map_err(err)?
-                .done_ns),
-        }
+        read_pages(&mut *self.dev, now_ns, &cmd, count, tags, &mut self.buf)
+            .map_err(dev_err(self.policy.name))
     }
 
     /// Picks the full zone with the fewest valid slots (most invalid).
