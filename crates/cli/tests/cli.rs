@@ -1,7 +1,7 @@
 //! End-to-end tests of the `zonelab` binary: outputs, determinism, calibration at
 //! reduced scale, and every bad-input path (one clear line, non-zero exit, no panic).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn zonelab(args: &[&str]) -> Output {
@@ -21,6 +21,63 @@ fn stderr(o: &Output) -> String {
 
 /// Asserts a clean failure: non-zero exit, exactly one line on stderr containing
 /// every `needle`, and no panic.
+/// Runs `zonelab reproduce <target> --scale <scale>` twice into two directories
+/// and checks that `results.json` is byte-identical (simulation is deterministic).
+/// Returns the temporary directory (keep it alive), the first run's output
+/// directory, its parsed `results.json` and its stdout.
+fn reproduce_twice(
+    target: &str,
+    scale: &str,
+) -> (tempfile::TempDir, PathBuf, serde_json::Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
+    let mut first_stdout = String::new();
+    for d in [&d1, &d2] {
+        let o = zonelab(&[
+            "reproduce",
+            target,
+            "--scale",
+            scale,
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        if first_stdout.is_empty() {
+            first_stdout = stdout(&o);
+        }
+    }
+    let r1 = std::fs::read(d1.join("results.json")).unwrap();
+    assert_eq!(
+        r1,
+        std::fs::read(d2.join("results.json")).unwrap(),
+        "{target}: results.json must be byte-identical"
+    );
+    let v = serde_json::from_slice(&r1).unwrap();
+    (dir, d1, v, first_stdout)
+}
+
+/// The ids of a results.json's claims, in order.
+fn claim_ids(v: &serde_json::Value) -> Vec<&str> {
+    v["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect()
+}
+
+/// The measured value of claim `id` (panics naming it if absent).
+fn claim_measured(v: &serde_json::Value, id: &str) -> f64 {
+    v["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("claim {id} missing"))["measured"]
+        .as_f64()
+        .unwrap()
+}
+
 fn assert_clean_error(o: &Output, needles: &[&str]) {
     let err = stderr(o);
     assert!(
@@ -132,27 +189,8 @@ fn bench_json_is_deterministic_and_complete() {
 
 #[test]
 fn reproduce_devices_holds_at_reduced_scale_and_is_deterministic() {
-    let dir = tempfile::tempdir().unwrap();
-    let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
-    for d in [&d1, &d2] {
-        let o = zonelab(&[
-            "reproduce",
-            "devices",
-            "--scale",
-            "0.02",
-            "--out",
-            d.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        assert!(stdout(&o).contains("zn540.seq_read_mib_s"));
-    }
-    let r1 = std::fs::read(d1.join("results.json")).unwrap();
-    assert_eq!(
-        r1,
-        std::fs::read(d2.join("results.json")).unwrap(),
-        "results.json must be byte-identical"
-    );
-    let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
+    let (_dir, d1, v, out) = reproduce_twice("devices", "0.02");
+    assert!(out.contains("zn540.seq_read_mib_s"));
     let claims = v["claims"].as_array().unwrap();
     assert_eq!(claims.len(), 6);
     for c in claims {
@@ -554,28 +592,8 @@ fn malformed_arguments_get_one_line_and_exit_2() {
 
 #[test]
 fn reproduce_mu_rmw_runs_on_look_alikes_deterministically() {
-    let dir = tempfile::tempdir().unwrap();
-    let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
-    for d in [&d1, &d2] {
-        let o = zonelab(&[
-            "reproduce",
-            "mu-rmw",
-            "--scale",
-            "0.01",
-            "--out",
-            d.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-    }
-    let r1 = std::fs::read(d1.join("results.json")).unwrap();
-    assert_eq!(r1, std::fs::read(d2.join("results.json")).unwrap());
-    let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
-    let ids: Vec<&str> = v["claims"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap())
-        .collect();
+    let (_dir, d1, v, _) = reproduce_twice("mu-rmw", "0.01");
+    let ids = claim_ids(&v);
     assert_eq!(
         ids,
         [
@@ -615,28 +633,8 @@ fn reproduce_mu_rmw_with_a_missing_trace_directory_is_a_clean_error() {
 
 #[test]
 fn reproduce_mios_runs_at_small_scale_deterministically() {
-    let dir = tempfile::tempdir().unwrap();
-    let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
-    for d in [&d1, &d2] {
-        let o = zonelab(&[
-            "reproduce",
-            "mios",
-            "--scale",
-            "0.01",
-            "--out",
-            d.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-    }
-    let r1 = std::fs::read(d1.join("results.json")).unwrap();
-    assert_eq!(r1, std::fs::read(d2.join("results.json")).unwrap());
-    let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
-    let ids: Vec<&str> = v["claims"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap())
-        .collect();
+    let (_dir, d1, v, _) = reproduce_twice("mios", "0.01");
+    let ids = claim_ids(&v);
     for id in [
         "predictor.accuracy_f",
         "predictor.accuracy_m",
@@ -687,32 +685,8 @@ fn profile_hdd_reports_the_staircase_and_rejects_bad_input() {
 /// of the paper's observations O1-O4 hold.
 #[test]
 fn reproduce_hhzs_motivation_small_scale_directions() {
-    let dir = tempfile::tempdir().unwrap();
-    let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
-    for d in [&d1, &d2] {
-        let o = zonelab(&[
-            "reproduce",
-            "hhzs-motivation",
-            "--scale",
-            "0.002",
-            "--out",
-            d.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-    }
-    let r1 = std::fs::read(d1.join("results.json")).unwrap();
-    assert_eq!(r1, std::fs::read(d2.join("results.json")).unwrap());
-    let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
-    let claim = |id: &str| -> f64 {
-        v["claims"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["id"] == id)
-            .unwrap()["measured"]
-            .as_f64()
-            .unwrap()
-    };
+    let (_dir, d1, v, _) = reproduce_twice("hhzs-motivation", "0.002");
+    let claim = |id: &str| claim_measured(&v, id);
     let series = |fig: &str, name: &str| -> Vec<f64> {
         let f = v["figures"]
             .as_array()
@@ -761,32 +735,8 @@ fn reproduce_hhzs_motivation_small_scale_directions() {
 /// its parallel loads), and HHZS beats B3 and AUTO on every YCSB workload.
 #[test]
 fn reproduce_hhzs_small_scale_hhzs_beats_b3_and_auto() {
-    let dir = tempfile::tempdir().unwrap();
-    let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
-    for d in [&d1, &d2] {
-        let o = zonelab(&[
-            "reproduce",
-            "hhzs",
-            "--scale",
-            "0.002",
-            "--out",
-            d.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-    }
-    let r1 = std::fs::read(d1.join("results.json")).unwrap();
-    assert_eq!(r1, std::fs::read(d2.join("results.json")).unwrap());
-    let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
-    let claim = |id: &str| -> f64 {
-        v["claims"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["id"] == id)
-            .unwrap_or_else(|| panic!("{id}"))["measured"]
-            .as_f64()
-            .unwrap()
-    };
+    let (_dir, d1, v, _) = reproduce_twice("hhzs", "0.002");
+    let claim = |id: &str| claim_measured(&v, id);
     for w in ["a", "b", "c", "d", "e", "f"] {
         assert!(claim(&format!("exp1.{w}.hhzs_over_b3")) > 1.0, "{w} vs B3");
         assert!(
@@ -805,28 +755,8 @@ fn reproduce_hhzs_small_scale_hhzs_beats_b3_and_auto() {
 
 #[test]
 fn reproduce_conzone_runs_at_small_scale_and_bench_works_on_its_devices() {
-    let dir = tempfile::tempdir().unwrap();
-    let (d1, d2) = (dir.path().join("a"), dir.path().join("b"));
-    for d in [&d1, &d2] {
-        let o = zonelab(&[
-            "reproduce",
-            "conzone",
-            "--scale",
-            "0.02",
-            "--out",
-            d.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-    }
-    let r1 = std::fs::read(d1.join("results.json")).unwrap();
-    assert_eq!(r1, std::fs::read(d2.join("results.json")).unwrap());
-    let v: serde_json::Value = serde_json::from_slice(&r1).unwrap();
-    let ids: Vec<&str> = v["claims"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap())
-        .collect();
+    let (_dir, d1, v, _) = reproduce_twice("conzone", "0.02");
+    let ids = claim_ids(&v);
     for id in [
         "fig9.page_1g_drop",
         "fig9c.bw_gain_no_conflict",
