@@ -187,27 +187,32 @@ class HhzsFileSystem : public FileSystemWrapper {
     return a;
   }
 
+  // The store's name for zone file `f` in *b, or PathNotFound if it has none.
+  IOStatus ExistingZoneFile(const std::string& f, std::string* b) const {
+    *b = BaseName(f);
+    uint64_t size;
+    if (zl_fs_size(s_->fs(), b->c_str(), &size) != ZL_OK)
+      return IOStatus::PathNotFound("hhzs: no such file " + f);
+    return IOStatus::OK();
+  }
+
   IOStatus NewSequentialFile(const std::string& f, const FileOptions& o,
                              std::unique_ptr<FSSequentialFile>* r,
                              IODebugContext* d) override {
     if (!ZoneKind(f)) return target()->NewSequentialFile(AuxForRead(f), o, r, d);
-    std::string b = BaseName(f);
-    uint64_t size;
-    if (zl_fs_size(s_->fs(), b.c_str(), &size) != ZL_OK)
-      return IOStatus::PathNotFound("hhzs: no such file " + f);
-    r->reset(new ZoneSequentialFile(s_, b));
-    return IOStatus::OK();
+    std::string b;
+    IOStatus st = ExistingZoneFile(f, &b);
+    if (st.ok()) r->reset(new ZoneSequentialFile(s_, b));
+    return st;
   }
   IOStatus NewRandomAccessFile(const std::string& f, const FileOptions& o,
                                std::unique_ptr<FSRandomAccessFile>* r,
                                IODebugContext* d) override {
     if (!ZoneKind(f)) return target()->NewRandomAccessFile(AuxForRead(f), o, r, d);
-    std::string b = BaseName(f);
-    uint64_t size;
-    if (zl_fs_size(s_->fs(), b.c_str(), &size) != ZL_OK)
-      return IOStatus::PathNotFound("hhzs: no such file " + f);
-    r->reset(new ZoneRandomAccessFile(s_, b));
-    return IOStatus::OK();
+    std::string b;
+    IOStatus st = ExistingZoneFile(f, &b);
+    if (st.ok()) r->reset(new ZoneRandomAccessFile(s_, b));
+    return st;
   }
   IOStatus NewWritableFile(const std::string& f, const FileOptions& o,
                            std::unique_ptr<FSWritableFile>* r,
