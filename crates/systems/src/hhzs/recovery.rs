@@ -19,7 +19,7 @@
 
 use super::journal::Label;
 use super::journal_codec::{decode_all, ExtentRecord, Record, KIND_WAL};
-use super::zone_store::{Extent, StoredFile, ZoneFileStore};
+use super::zone_store::{Extent, StoreDevice, StoredFile, ZoneFileStore};
 use crate::lsm::{FileKind, FileNo, StorageError};
 use std::collections::BTreeMap;
 use zonelab_devices::zoned::ZoneState;
@@ -224,16 +224,8 @@ impl ZoneFileStore {
     ) -> Result<(), StorageError> {
         let mut states: Vec<Vec<ZoneState>> = Vec::new();
         for d in 0..self.devices.len() {
-            let dev = &self.devices[d];
-            let conv = dev
-                .device
-                .info()
-                .zoned
-                .as_ref()
-                .map_or(0, |z| z.conventional_zones);
-            let descs = dev
-                .device
-                .report_zones(conv, dev.zones.len() as u32)
+            let descs = self.devices[d]
+                .store_zone_descriptors()
                 .map_err(|e| self.device_err(d, e))?;
             let dev = &mut self.devices[d];
             let block = dev.block_bytes;
@@ -362,15 +354,8 @@ impl ZoneFileStore {
             }
         }
         for (d, dev) in self.devices.iter().enumerate() {
-            let conv = dev
-                .device
-                .info()
-                .zoned
-                .as_ref()
-                .map_or(0, |z| z.conventional_zones);
             let descs = dev
-                .device
-                .report_zones(conv, dev.zones.len() as u32)
+                .store_zone_descriptors()
                 .map_err(|e| format!("{}: report zones: {e}", dev.name))?;
             for (z, (zone, desc)) in dev.zones.iter().zip(&descs).enumerate() {
                 let wp_bytes = (desc.write_pointer - zone.start_lba) * dev.block_bytes;
@@ -405,6 +390,23 @@ impl ZoneFileStore {
             }
         }
         Ok(())
+    }
+}
+
+impl StoreDevice {
+    /// The device's own descriptors of the store's zones (the sequential zones
+    /// after any conventional ones, in the store's zone order).
+    fn store_zone_descriptors(
+        &self,
+    ) -> Result<Vec<zonelab_devices::zoned::ZoneDescriptor>, zonelab_devices::DeviceError> {
+        let conventional = self
+            .device
+            .info()
+            .zoned
+            .as_ref()
+            .map_or(0, |z| z.conventional_zones);
+        self.device
+            .report_zones(conventional, self.zones.len() as u32)
     }
 }
 
