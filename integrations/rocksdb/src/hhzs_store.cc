@@ -190,6 +190,14 @@ std::string Store::PluginCountersJson() {
   return o.str();
 }
 
+// Count first, then load: a Shutdown that swapped the handle out either sees this
+// count and waits, or happened before the load, which then reads nullptr.
+FsRef::FsRef(const Store* s) : s_(s) {
+  s_->in_flight_.fetch_add(1, std::memory_order_seq_cst);
+  fs_ = s_->fs_.load(std::memory_order_seq_cst);
+}
+FsRef::~FsRef() { s_->in_flight_.fetch_sub(1, std::memory_order_seq_cst); }
+
 void Store::Shutdown() {
   std::lock_guard<std::mutex> lock(shutdown_mu_);
   if (shut_) return;
@@ -201,7 +209,9 @@ void Store::Shutdown() {
     f << "{\"store\":" << (stats.empty() ? "null" : stats)
       << ",\"plugin\":" << PluginCountersJson() << "}\n";
   }
-  ZlFs* fs = fs_.exchange(nullptr);
+  ZlFs* fs = fs_.exchange(nullptr, std::memory_order_seq_cst);
+  // Calls that loaded the handle before the swap finish before it is freed.
+  while (in_flight_.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
   int32_t st = zl_fs_close(fs);
   if (st != ZL_OK) std::fprintf(stderr, "hhzs: zl_fs_close: %s\n", ZlError(st).c_str());
 }

@@ -40,6 +40,25 @@ struct PluginCounters {
   std::atomic<uint64_t> store_errors{0};
 };
 
+class Store;
+
+// The open store's handle for one call: `zl_fs_x(s->fs(), ...)` keeps this
+// temporary alive until the call returns, and Store::Shutdown waits for every live
+// FsRef before it frees the store, so no thread can use a closed handle (RocksDB's
+// block cache, for one, still evicts into the secondary cache while it is torn down).
+class FsRef {
+ public:
+  explicit FsRef(const Store* s);
+  ~FsRef();
+  FsRef(const FsRef&) = delete;
+  FsRef& operator=(const FsRef&) = delete;
+  operator ZlFs*() const { return fs_; }
+
+ private:
+  const Store* s_;
+  ZlFs* fs_;
+};
+
 class Store {
  public:
   // Opens the store of `config_path` (or returns the already open one if it is the
@@ -48,7 +67,8 @@ class Store {
   // The open store, or nullptr before any hhzs:// FileSystem was created.
   static Store* Current();
 
-  ZlFs* fs() const { return fs_.load(std::memory_order_acquire); }
+  // The handle, pinned for the full expression it is used in (see FsRef).
+  FsRef fs() const { return FsRef(this); }
   const std::string& config_path() const { return config_path_; }
   // Host directory for every file that is not a WAL or an SST: `<dir>/aux`, where
   // `dir` is the `dir` key of the store's config.
@@ -68,7 +88,10 @@ class Store {
 
  private:
   Store() = default;
+  friend class FsRef;
   std::atomic<ZlFs*> fs_{nullptr};
+  // FsRefs alive: calls that may be using fs_.
+  mutable std::atomic<int64_t> in_flight_{0};
   std::string config_path_;
   std::string aux_dir_;
   PluginCounters counters_;
