@@ -69,6 +69,10 @@ pub struct YcsbArgs {
     /// SSD zones the store may use.
     #[arg(long, default_value_t = 20)]
     pub ssd_zones: u32,
+    /// Change a field of the SSD's or HDD's profile: --set ssd.flash.channels=4,
+    /// --set hdd.disk.rpm=5400 (repeatable).
+    #[arg(long = "set", value_name = "ssd|hdd.FIELD=VALUE")]
+    pub set: Vec<String>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Print JSON instead of a table.
@@ -128,6 +132,10 @@ pub struct ZonesArgs {
     /// Built-in profile name or path to a profile .toml.
     #[arg(long)]
     pub device: String,
+    /// Change a profile field: --set flash.channels=16 (repeatable; dotted field
+    /// names as in the profile's TOML, checked as a file's values are).
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    pub set: Vec<String>,
     /// First zone to report.
     #[arg(long, default_value_t = 0)]
     pub first: u32,
@@ -143,6 +151,10 @@ pub struct BenchArgs {
     /// Built-in profile name or path to a profile .toml.
     #[arg(long)]
     pub device: String,
+    /// Change a profile field: --set flash.channels=16 (repeatable; dotted field
+    /// names as in the profile's TOML, checked as a file's values are).
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    pub set: Vec<String>,
     /// read, write, randread, randwrite, readwrite, randrw (as fio's --rw).
     #[arg(long, default_value = "randread")]
     pub rw: String,
@@ -195,6 +207,10 @@ pub struct ReplayArgs {
     /// Built-in profile name or path to a profile .toml.
     #[arg(long)]
     pub device: String,
+    /// Change a profile field: --set flash.channels=16 (repeatable; dotted field
+    /// names as in the profile's TOML, checked as a file's values are).
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    pub set: Vec<String>,
     /// Trace file.
     #[arg(long)]
     pub trace: std::path::PathBuf,

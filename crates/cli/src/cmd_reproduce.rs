@@ -5,7 +5,8 @@
 use crate::args::ReproduceArgs;
 use crate::{progress, table};
 use std::time::{SystemTime, UNIX_EPOCH};
-use zonelab_experiments::reproduce::{run_target, targets, write_outputs, RunOptions};
+use zonelab_experiments::reproduce::{targets, write_outputs, ProgressSink};
+use zonelab_experiments::runs::ReproduceRequest;
 
 pub fn run(a: ReproduceArgs) -> Result<(), String> {
     if a.list {
@@ -25,12 +26,16 @@ pub fn run(a: ReproduceArgs) -> Result<(), String> {
         1,
         "{spinner} [{bar:30}] {pos}/{len} {msg} ({elapsed})",
     ));
-    let opts = RunOptions {
+    let request = ReproduceRequest {
+        target: name.to_string(),
         scale: a.scale,
         seed: a.seed,
-        traces_dir: a.traces.clone(),
+        traces: a.traces.as_ref().map(|p| p.display().to_string()),
     };
-    let result = run_target(name, &opts, &mut bar).map_err(|e| e.to_string())?;
+    let mut report = |p: &zonelab_experiments::runs::Progress| bar.step(p.done, p.total, &p.label);
+    let result = request
+        .run(Some(&mut report))
+        .map_err(|e| e.cli_message())?;
     bar.0.finish_and_clear();
     let run_info = serde_json::json!({
         "target": name,
