@@ -31,6 +31,33 @@ pub enum Cmd {
     ProfileHdd(ProfileHddArgs),
     /// Run YCSB on the RocksDB-like LSM-tree over a ZNS SSD + HM-SMR HDD under an HHZS-paper scheme.
     Ycsb(YcsbArgs),
+    /// Run a sweep file: a grid, random or Latin-hypercube design of runs, cached, as Parquet, CSV and an HTML report.
+    Sweep(SweepArgs),
+    /// Serve sweep runs, one JSON line in, one out (started by `zonelab sweep`).
+    #[command(hide = true)]
+    SweepWorker,
+}
+
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// The sweep file (format: docs/python.md, "Sweeps").
+    pub spec: std::path::PathBuf,
+    /// Output directory (default: results/sweep-<name>); its cache/ makes reruns resume.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+    /// local (worker processes on this machine) or ray (each run a Ray task, through
+    /// the Python package: `python3 -m zonelab`, or $ZONELAB_PYTHON).
+    #[arg(long, default_value = "local")]
+    pub executor: String,
+    /// Worker processes of the local executor (default: one per core).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Ray cluster address (default: start a local Ray).
+    #[arg(long)]
+    pub address: Option<String>,
+    /// List the runs and which are cached; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Args, Debug)]

@@ -47,6 +47,16 @@ const YCSB_RUN: &[(&str, &str)] = &[
     ("run_migrations", "run.migrations"),
 ];
 
+/// The metric names of `kind` (`None` for reproduce, whose claims vary by target:
+/// `claims_held`, `claims` and `claim.<id>`).
+pub fn names(kind: &str) -> Option<Vec<&'static str>> {
+    match kind {
+        "bench" | "replay" => Some(DEVICE_RUN.iter().map(|m| m.0).collect()),
+        "ycsb" => Some(YCSB_RUN.iter().map(|m| m.0).collect()),
+        _ => None,
+    }
+}
+
 fn at<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
     path.split('.').try_fold(v, |v, k| v.get(k))
 }
