@@ -5,16 +5,13 @@
 
 use crate::args::SweepArgs;
 use crate::{progress, table};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use zonelab_sweep::plan::describe;
-use zonelab_sweep::{default_workers, ProcessPool, Sweep, SweepSpec};
+use zonelab_sweep::{default_out, default_workers, ProcessPool, Sweep, SweepSpec};
 
 pub fn run(a: SweepArgs) -> Result<(), String> {
     let spec = SweepSpec::from_toml_file(&a.spec).map_err(|e| e.to_string())?;
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(format!("sweep-{}", spec.name)));
+    let out = a.out.clone().unwrap_or_else(|| default_out(&spec));
     if a.workers == Some(0) {
         return Err("--workers must be at least 1".into());
     }

@@ -24,4 +24,4 @@ pub mod worker;
 
 pub use executor::{default_workers, ProcessPool};
 pub use spec::SweepSpec;
-pub use sweep::{Outputs, RunStats, Sweep};
+pub use sweep::{default_out, Outputs, RunStats, Sweep};

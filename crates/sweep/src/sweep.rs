@@ -52,6 +52,11 @@ pub struct Sweep {
     cache: Cache,
 }
 
+/// Where a sweep writes when not told: `results/sweep-<name>`.
+pub fn default_out(spec: &SweepSpec) -> PathBuf {
+    PathBuf::from("results").join(format!("sweep-{}", spec.name))
+}
+
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, bytes)
