@@ -9,6 +9,12 @@ if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all -- --check
 fi
 cargo test --workspace --locked "$@"
+# The Python package (python/, docs/python.md): builds its wheel into a venv under
+# the target dir (Python deps from PyPI: python/requirements-test.txt) and runs its
+# pytest tests against the CLI, Ray ones on a local Ray. ZONELAB_SKIP_PYTHON=1 skips.
+if [ "${ZONELAB_SKIP_PYTHON:-0}" != 1 ]; then
+  bash scripts/python-test.sh
+fi
 # The RocksDB plugin (integrations/rocksdb, docs/rocksdb.md): installs Debian's
 # librocksdb-dev and rocksdb-tools if missing (as root), builds the plugin, runs Debian's
 # db_bench on hhzs:// (smoke test, under a minute) and the kill -9 crash test (under two

@@ -138,7 +138,7 @@ def ycsb(
     ``opts`` takes ``zonelab ycsb``'s options: ``scale``, ``records``,
     ``operations``, ``alpha``, ``read_ratio``, ``target``, ``ssd``, ``hdd``,
     ``ssd_zones``, ``seed``. ``overrides`` name their device:
-    ``{"ssd.flash.channels": 4, "hdd.disk.rpm": 5400}``.
+    ``{"ssd.flash.channels": 4, "hdd.mechanics.rpm": 5400}``.
     """
     request = _request("ycsb", {"scheme": scheme, "workload": workload}, overrides, opts)
     raw = _call(request, progress, f"ycsb {scheme} {workload}")

@@ -97,7 +97,7 @@ pub struct YcsbArgs {
     #[arg(long, default_value_t = 20)]
     pub ssd_zones: u32,
     /// Change a field of the SSD's or HDD's profile: --set ssd.flash.channels=4,
-    /// --set hdd.disk.rpm=5400 (repeatable).
+    /// --set hdd.mechanics.rpm=5400 (repeatable).
     #[arg(long = "set", value_name = "ssd|hdd.FIELD=VALUE")]
     pub set: Vec<String>,
     #[arg(long, default_value_t = 1)]

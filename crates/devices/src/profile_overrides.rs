@@ -56,14 +56,15 @@ impl ProfileOverride {
 
     /// An override from a path and a value (e.g. from Python or a sweep file).
     pub fn new(path: &str, value: toml::Value) -> Result<Self, ProfileError> {
-        check_path(path).map_err(|reason| ProfileError::BadOverride {
-            text: path.to_string(),
-            reason,
-        })?;
-        Ok(Self {
+        let o = Self {
             path: path.to_string(),
             value,
-        })
+        };
+        check_path(path).map_err(|reason| ProfileError::BadOverride {
+            text: o.to_string(),
+            reason,
+        })?;
+        Ok(o)
     }
 }
 

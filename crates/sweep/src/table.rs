@@ -80,7 +80,14 @@ impl Column {
     /// A column with its type inferred from its cells (and cells converted to it).
     pub fn new(name: &str, role: Role, cells: Vec<Cell>) -> Self {
         let present = || cells.iter().filter(|c| **c != Cell::Null);
-        let kind = if present().all(|c| matches!(c, Cell::Int(_))) {
+        let kind = if present().next().is_none() {
+            // No value to go by: text, or a float for a metric.
+            if role == Role::Metric {
+                ColumnType::Double
+            } else {
+                ColumnType::Utf8
+            }
+        } else if present().all(|c| matches!(c, Cell::Int(_))) {
             ColumnType::Int64
         } else if present().all(|c| matches!(c, Cell::Int(_) | Cell::Float(_))) {
             ColumnType::Double
@@ -190,6 +197,10 @@ mod tests {
         assert_eq!(c.kind, ColumnType::Utf8);
         assert_eq!(c.cells[0], Cell::Text("4096".into()));
         let c = Column::new("m", Role::Metric, vec![Cell::Int(3)]);
+        assert_eq!(c.kind, ColumnType::Double);
+        let c = Column::new("error", Role::Bookkeeping, vec![Cell::Null, Cell::Null]);
+        assert_eq!(c.kind, ColumnType::Utf8);
+        let c = Column::new("m", Role::Metric, vec![Cell::Null]);
         assert_eq!(c.kind, ColumnType::Double);
         let t = Table {
             columns: vec![

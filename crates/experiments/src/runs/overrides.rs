@@ -134,10 +134,11 @@ mod tests {
     #[test]
     fn device_prefixes_split_and_are_required() {
         let m: OverrideMap =
-            serde_json::from_value(json!({"ssd.flash.channels": 4, "hdd.disk.rpm": 5400})).unwrap();
+            serde_json::from_value(json!({"ssd.flash.channels": 4, "hdd.mechanics.rpm": 5400}))
+                .unwrap();
         let s = split_by_device(&m, &["ssd", "hdd"]).unwrap();
         assert_eq!(s["ssd"]["flash.channels"], json!(4));
-        assert_eq!(s["hdd"]["disk.rpm"], json!(5400));
+        assert_eq!(s["hdd"]["mechanics.rpm"], json!(5400));
         let m: OverrideMap = serde_json::from_value(json!({"flash.channels": 4})).unwrap();
         let e = split_by_device(&m, &["ssd", "hdd"])
             .unwrap_err()

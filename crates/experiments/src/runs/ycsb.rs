@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use zonelab_workloads::ycsb::{custom, workload, CoreWorkloadSpec};
 
 /// `zonelab ycsb` as data (option names as on the command line, `_` for `-`).
-/// Overrides name their device: `{"ssd.flash.channels": 4, "hdd.disk.rpm": 5400}`.
+/// Overrides name their device: `{"ssd.flash.channels": 4, "hdd.mechanics.rpm": 5400}`.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct YcsbRequest {
