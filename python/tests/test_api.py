@@ -172,6 +172,8 @@ def test_unknown_options_and_devices_are_errors():
         zonelab.bench("zn540", iodepht=4)
     with pytest.raises(zonelab.ZonelabError, match="unknown device profile `zn999`"):
         zonelab.bench("zn999")
+    with pytest.raises(zonelab.ZonelabError, match="`kind` is set by the call itself"):
+        zonelab.bench("zn540", kind="replay")
 
 
 def test_long_calls_release_the_gil():

@@ -74,6 +74,8 @@ def _one_row(kind: str, request: Mapping[str, Any], raw: Dict[str, Any]) -> "pd.
 def _request(kind: str, fixed: Dict[str, Any], overrides: Optional[Mapping[str, Any]], opts: Dict[str, Any]) -> Dict[str, Any]:
     request: Dict[str, Any] = {"kind": kind, **fixed}
     for key, value in opts.items():
+        if key in request:
+            raise _native.ZonelabError(f"{kind} options: `{key}` is set by the call itself")
         request[key] = os.fspath(value) if isinstance(value, os.PathLike) else value
     if overrides:
         request["overrides"] = dict(overrides)

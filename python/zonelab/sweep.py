@@ -38,7 +38,7 @@ class SweepResult(NamedTuple):
 def _open(spec: Spec, out: Optional[Union[str, "os.PathLike[str]"]]) -> "_native.Sweep":
     out_s = None if out is None else os.fspath(out)
     if isinstance(spec, Mapping):
-        return _native.Sweep(json.dumps(spec), out_s, "sweep")
+        return _native.Sweep(json.dumps(spec), out_s, "unnamed")
     return _native.Sweep.from_file(os.fspath(spec), out_s)
 
 

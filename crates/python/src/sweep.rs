@@ -35,7 +35,7 @@ impl Sweep {
     /// Plans the sweep `spec_json` (the sweep file's structure as JSON) into `out`
     /// (default `results/sweep-<name>`).
     #[new]
-    #[pyo3(signature = (spec_json, out=None, default_name="sweep"))]
+    #[pyo3(signature = (spec_json, out=None, default_name="unnamed"))]
     fn new(
         py: Python<'_>,
         spec_json: &str,

@@ -114,7 +114,7 @@ pub fn points(spec: &SweepSpec) -> Vec<Point> {
         }
         Design::Random { samples } => {
             let mut columns: Vec<Vec<Value>> = Vec::new();
-            for (key, d) in &spec.params {
+            for (key, d) in sampled(spec) {
                 let mut rng = stream(key);
                 columns.push(
                     (0..samples)
@@ -126,7 +126,7 @@ pub fn points(spec: &SweepSpec) -> Vec<Point> {
         }
         Design::LatinHypercube { samples } => {
             let mut columns: Vec<Vec<Value>> = Vec::new();
-            for (key, d) in &spec.params {
+            for (key, d) in sampled(spec) {
                 let mut rng = stream(key);
                 // Stratum k of n covers [k/n, (k+1)/n); sample i takes stratum perm[i].
                 let mut perm: Vec<usize> = (0..samples).collect();
@@ -148,16 +148,49 @@ pub fn points(spec: &SweepSpec) -> Vec<Point> {
     }
 }
 
+/// The parameters a random or Latin-hypercube design samples (not crossed).
+fn sampled(spec: &SweepSpec) -> impl Iterator<Item = &(String, Domain)> {
+    spec.params.iter().filter(|(k, _)| !spec.cross.contains(k))
+}
+
+/// Sampled columns into points, each crossed with every combination of the
+/// crossed parameters' values; values in the spec's parameter order.
 fn transpose(spec: &SweepSpec, columns: Vec<Vec<Value>>, samples: usize) -> Vec<Point> {
-    (0..samples)
-        .map(|i| {
-            spec.params
-                .iter()
-                .zip(&columns)
-                .map(|((key, _), col)| (key.clone(), col[i].clone()))
-                .collect()
-        })
-        .collect()
+    let sampled_keys: Vec<&String> = sampled(spec).map(|(k, _)| k).collect();
+    let mut crossed: Vec<Vec<(String, Value)>> = vec![Vec::new()];
+    for (key, d) in spec.params.iter().filter(|(k, _)| spec.cross.contains(k)) {
+        let values = grid_values(d);
+        crossed = crossed
+            .into_iter()
+            .flat_map(|c| {
+                values.iter().map(move |v| {
+                    let mut c = c.clone();
+                    c.push((key.clone(), v.clone()));
+                    c
+                })
+            })
+            .collect();
+    }
+    let mut out = Vec::new();
+    for i in 0..samples {
+        for c in &crossed {
+            let value = |key: &String| {
+                sampled_keys
+                    .iter()
+                    .position(|k| *k == key)
+                    .map(|j| columns[j][i].clone())
+                    .or_else(|| c.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()))
+                    .expect("every parameter is sampled or crossed")
+            };
+            out.push(
+                spec.params
+                    .iter()
+                    .map(|(key, _)| (key.clone(), value(key)))
+                    .collect(),
+            );
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -214,6 +247,23 @@ mod tests {
             "10 integers in 10 strata: each once"
         );
         assert_eq!(points(&s), p, "deterministic");
+    }
+
+    #[test]
+    fn crossed_parameters_run_with_every_sampled_point() {
+        let s = spec(
+            json!({"sweep": {"kind": "ycsb", "design": "lhs", "samples": 3, "cross": ["scheme"]},
+            "params": {"alpha": {"min": 0.5, "max": 1.5}, "scheme": ["b3", "hhzs"], "ssd_zones": {"min": 10, "max": 40, "integer": true}}}),
+        );
+        let p = points(&s);
+        assert_eq!(p.len(), 6);
+        assert_eq!(s.points_count(), 6);
+        for pair in p.chunks(2) {
+            assert_eq!(pair[0][1].1, json!("b3"));
+            assert_eq!(pair[1][1].1, json!("hhzs"));
+            assert_eq!(pair[0][0], pair[1][0], "same alpha for both schemes");
+            assert_eq!(pair[0][2], pair[1][2], "same zones for both schemes");
+        }
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! samples = 16              # points of a random or lhs design
 //! design_seed = 1           # seed of a random or lhs design
 //! seeds = [1, 2]            # every point runs with each of these seeds
+//! cross = ["scheme"]        # random/lhs: run every point with each of these
+//!                           # parameters' values (e.g. to compare schemes)
 //!
 //! [base]                    # options every run shares (the CLI's names)
 //! device = "ssd-conventional"
@@ -79,6 +81,9 @@ pub struct SweepSpec {
     pub params: Vec<(String, Domain)>,
     /// Metrics to keep (all headline metrics when `None`).
     pub metrics: Option<Vec<String>>,
+    /// Parameters crossed with every sampled point of a random or Latin-hypercube
+    /// design instead of being sampled (a grid crosses everything anyway).
+    pub cross: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -107,6 +112,8 @@ struct SweepSection {
     seeds: Vec<u64>,
     #[serde(default)]
     metrics: Option<Vec<String>>,
+    #[serde(default)]
+    cross: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -216,9 +223,22 @@ impl SweepSpec {
         if let Some(k) = file.params.keys().find(|k| file.base.contains_key(*k)) {
             return Err(invalid(format!("`{k}` is both in [base] and in [params]")));
         }
+        for c in &s.cross {
+            if !file.params.contains_key(c) {
+                return Err(invalid(format!(
+                    "sweep.cross: `{c}` is not a parameter in [params]"
+                )));
+            }
+        }
         let mut params = Vec::new();
         for (key, v) in file.params {
-            params.push((key.clone(), domain(&key, v, design)?));
+            // Crossed parameters are enumerated like a grid's.
+            let as_design = if s.cross.contains(&key) {
+                Design::Grid
+            } else {
+                design
+            };
+            params.push((key.clone(), domain(&key, v, as_design)?));
         }
         let spec = SweepSpec {
             name: s.name.unwrap_or_else(|| default_name.to_string()),
@@ -229,6 +249,7 @@ impl SweepSpec {
             base: file.base,
             params,
             metrics: s.metrics,
+            cross: s.cross,
         };
         let runs = spec.points_count().saturating_mul(spec.seeds.len());
         if runs > MAX_RUNS {
@@ -241,13 +262,18 @@ impl SweepSpec {
 
     /// Design points (before seeds).
     pub fn points_count(&self) -> usize {
-        match self.design {
-            Design::Grid => self
-                .params
+        let grid = |keep: &dyn Fn(&str) -> bool| {
+            self.params
                 .iter()
+                .filter(|(k, _)| keep(k))
                 .map(|(_, d)| crate::design::grid_values(d).len())
-                .fold(1usize, |a, n| a.saturating_mul(n)),
-            Design::Random { samples } | Design::LatinHypercube { samples } => samples,
+                .fold(1usize, |a, n| a.saturating_mul(n))
+        };
+        match self.design {
+            Design::Grid => grid(&|_| true),
+            Design::Random { samples } | Design::LatinHypercube { samples } => {
+                samples.saturating_mul(grid(&|k| self.cross.iter().any(|c| c == k)))
+            }
         }
     }
 }
