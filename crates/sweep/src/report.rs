@@ -16,6 +16,25 @@ fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// An axis number in a few characters: SI suffixes for large magnitudes.
+fn compact(v: f64) -> String {
+    let a = v.abs();
+    let (x, suffix) = if a >= 1e12 {
+        (v / 1e12, "T")
+    } else if a >= 1e9 {
+        (v / 1e9, "G")
+    } else if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e4 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    let text = format!("{x:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text}{suffix}")
+}
+
 /// Facts for the report's header.
 pub struct ReportInfo<'a> {
     pub name: &'a str,
@@ -116,9 +135,16 @@ fn plot(param: &Column, metric: &Column) -> Result<String, String> {
             }
         };
         let mut mesh = chart.configure_mesh();
+        let y_label = |y: &f64| compact(*y);
+        let x_number = |x: &f64| compact(*x);
         mesh.x_desc(param.name.as_str())
             .y_desc(metric.name.as_str())
+            .y_label_formatter(&y_label)
+            .light_line_style(RGBColor(238, 238, 238))
             .label_style(("sans-serif", 11));
+        if labels.is_none() {
+            mesh.x_label_formatter(&x_number);
+        }
         if labels.is_some() {
             mesh.disable_x_mesh()
                 .x_labels(names.len().max(1) * 2 + 1)
@@ -229,6 +255,15 @@ pub fn render(table: &Table, info: &ReportInfo<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axis_numbers_are_short() {
+        assert_eq!(compact(3_500_000_000.0), "3.5G");
+        assert_eq!(compact(250_000.0), "250k");
+        assert_eq!(compact(1234.0), "1234");
+        assert_eq!(compact(0.125), "0.125");
+        assert_eq!(compact(-2e6), "-2M");
+    }
 
     #[test]
     fn every_varying_metric_is_plotted_against_every_parameter() {
