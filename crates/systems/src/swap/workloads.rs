@@ -126,6 +126,27 @@ impl Workload for VmScalability {
 /// the 1,184 B class.
 pub const KV_ITEM_CHUNK_BYTES: u64 = 1184;
 
+/// Time of one client operation besides the server's memory access: request and
+/// response on the network and the server's and client's processing. Reads and
+/// updates differ: YCSB's memcached binding (`site.ycsb.db.MemcachedClient`) reads
+/// with a GET that returns the whole record as JSON and updates with a REPLACE that
+/// sends only the updated fields (one of ten by default, `writeallfields=false`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KvOpCosts {
+    pub read_ns: Ns,
+    pub update_ns: Ns,
+}
+
+impl KvOpCosts {
+    /// The same time for every operation.
+    pub fn uniform(ns: Ns) -> Self {
+        Self {
+            read_ns: ns,
+            update_ns: ns,
+        }
+    }
+}
+
 /// Memcached-like KV cache under YCSB.
 pub struct KvCache {
     pages: u32,
@@ -135,15 +156,15 @@ pub struct KvCache {
     /// Load phase: next key to insert; run phase: the YCSB generator.
     load_next: u64,
     run: Option<RunPhase>,
-    request_ns: Ns,
+    costs: KvOpCosts,
 }
 
 impl KvCache {
-    /// `request_ns`: per-operation network + server CPU time of a client thread.
+    /// `costs`: per-operation network + processing time of a client thread.
     pub fn new(
         spec: &CoreWorkloadSpec,
         threads: u32,
-        request_ns: Ns,
+        costs: KvOpCosts,
         streams: Option<&RngStreams>,
     ) -> Result<Self, SwapError> {
         spec.validate()
@@ -174,7 +195,7 @@ impl KvCache {
             record_count: spec.record_count,
             load_next: 0,
             run,
-            request_ns,
+            costs,
         })
     }
 
@@ -214,7 +235,11 @@ impl Workload for KvCache {
         Some(Access {
             page,
             write,
-            think_ns: self.request_ns,
+            think_ns: if write {
+                self.costs.update_ns
+            } else {
+                self.costs.read_ns
+            },
             ends_op: true,
         })
     }
