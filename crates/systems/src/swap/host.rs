@@ -25,13 +25,14 @@ use zonelab_engine::{GapTimeline, Ns};
 pub struct HostCosts {
     /// CPU to submit and complete one block request besides its pages: bio and
     /// request allocation, scheduler insert/dispatch, driver queueing, interrupt,
-    /// completion, `bio_endio`. Measured on this machine: 6.6 µs per O_DIRECT
-    /// request (fio randread of a file on ext4/virtio-blk with mq-deadline,
-    /// least-squares over 4/96/192 KiB; `docs/znsage.md`), which includes the VM's
-    /// exits and the file system, so it is an upper bound for bare metal.
+    /// completion, `bio_endio`. Measured on this machine: 6.0 µs per O_DIRECT
+    /// request (`scripts/measure-block-request-cpu.sh`: fio randread of a file on
+    /// ext4/virtio-blk with mq-deadline, least squares over 4/96/192 KiB, 3 runs;
+    /// `docs/znsage.md`), which includes the VM's exits and the file system, so it
+    /// is an upper bound for bare metal.
     pub request_cpu_ns: Ns,
     /// CPU per 4 KiB page of a request (bio_add_page, DMA mapping of the segment,
-    /// per-page end_io work): 0.33 µs, the slope of the same measurement.
+    /// per-page end_io work): 0.33 µs, the slope of the same fit.
     pub page_cpu_ns: Ns,
     /// Time a request holds the device's mq-deadline `dd->lock` (insert + dispatch),
     /// serialised over all CPUs: 1.1 µs = 1 / 901 K requests/s, the IOPS at which
@@ -50,7 +51,7 @@ pub struct HostCosts {
 impl Default for HostCosts {
     fn default() -> Self {
         Self {
-            request_cpu_ns: 6_600,
+            request_cpu_ns: 6_000,
             page_cpu_ns: 330,
             scheduler_lock_ns: 1_100,
             gc_remap_page_ns: 1_000,
