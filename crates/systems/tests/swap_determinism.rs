@@ -5,7 +5,7 @@ mod swap_support;
 
 use swap_support::*;
 use zonelab_engine::RngStreams;
-use zonelab_systems::swap::workloads::{KvCache, KvOpCosts, VmPhase, VmScalability};
+use zonelab_systems::swap::workloads::{KvCache, KvOpCosts, VmPhase, VmScalability, Workload};
 use zonelab_systems::swap::SwapSim;
 use zonelab_workloads::ycsb::workload_a;
 
@@ -41,7 +41,7 @@ fn kv_cache_runs_are_deterministic() {
         spec.operation_count = 8_000;
         let rngs = RngStreams::new(4);
         let mut load = KvCache::new(&spec, 4, KvOpCosts::uniform(10_000), None).unwrap();
-        let pages = load.footprint_pages();
+        let pages = load.pages();
         let mut sim = SwapSim::new(
             mem_cfg(),
             pages,

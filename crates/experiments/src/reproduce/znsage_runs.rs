@@ -17,7 +17,9 @@ use super::ReproduceError;
 use zonelab_engine::{ms_to_ns, Ns, RngStreams, KIB, MIB};
 use zonelab_systems::swap::conventional_ssd::ConventionalSwap;
 use zonelab_systems::swap::setup::{ssd_device, zns_device_kib, zns_geometry};
-use zonelab_systems::swap::workloads::{KvCache, KvOpCosts, VmPhase, VmScalability};
+use zonelab_systems::swap::workloads::{
+    kv_json_bytes, KvCache, KvOpCosts, VmPhase, VmScalability, Workload,
+};
 use zonelab_systems::swap::znsage::{znsage, ZnsageOptions};
 use zonelab_systems::swap::znswap::znswap;
 use zonelab_systems::swap::{
@@ -53,26 +55,23 @@ const KV_OPS_AT_SCALE_1: f64 = 600_000.0;
 pub const KV_REQUEST_US: f64 = 50.0;
 /// The client-server link (ZNSage Table 3: 2.5 Gbps Ethernet).
 const KV_LINK_BITS_PER_S: f64 = 2.5e9;
-/// JSON bytes of one YCSB field besides its value, as the memcached binding's
-/// `toJson` writes it: `"fieldN":"...",` = 8 B of name + 6 B of quotes, colon, comma.
-const KV_JSON_FIELD_OVERHEAD_BYTES: u64 = 14;
-
-/// Per-operation times of the Memcached-YCSB client: a read receives the whole
-/// record (GET), an update sends the updated fields (REPLACE; one field unless
+/// Per-operation times of the Memcached-YCSB client: a read receives the record's
+/// JSON (GET: all fields as loaded, only the updated ones once an update rewrote
+/// it), an update sends the updated fields (REPLACE; one field unless
 /// `write_all_fields`), each at the link rate on top of [`KV_REQUEST_US`].
 pub fn kv_costs(spec: &CoreWorkloadSpec) -> KvOpCosts {
-    let field = spec.field_length_bytes + KV_JSON_FIELD_OVERHEAD_BYTES;
-    let read_bytes = spec.field_count * field + 2;
+    let read_bytes = kv_json_bytes(spec.field_count, spec.field_length_bytes);
     let written = if spec.write_all_fields {
         spec.field_count
     } else {
         1
     };
-    let update_bytes = written * field + 2;
+    let update_bytes = kv_json_bytes(written, spec.field_length_bytes);
     let wire_ns = |bytes: u64| (bytes as f64 * 8.0 / KV_LINK_BITS_PER_S * 1e9).round() as Ns;
     let base = ms_to_ns(KV_REQUEST_US / 1000.0);
     KvOpCosts {
         read_ns: base + wire_ns(read_bytes),
+        read_updated_ns: base + wire_ns(update_bytes),
         update_ns: base + wire_ns(update_bytes),
     }
 }
@@ -320,13 +319,15 @@ pub fn kv_run(
     let mut load = KvCache::new(&spec, KV_THREADS, costs, None).map_err(swap_err)?;
     let footprint = load.footprint_pages();
     // 100%: everything fits (plus a reclaim batch per thread of slack); 50%: half.
+    // 100%: everything fits, the items updates rewrite included; 50%: half of
+    // the loaded item set.
     let limit = if memory_share >= 1.0 {
-        footprint + VM_THREADS * RECLAIM_BATCH * 2
+        load.pages() + VM_THREADS * RECLAIM_BATCH * 2
     } else {
         ((footprint as f64 * memory_share) as u32).max(KV_MIN_LIMIT_PAGES)
     };
     let b = backend(kind, geo, &Variant::default())?;
-    let mut sim = SwapSim::new(geo.memory(limit), footprint, b, false).map_err(swap_err)?;
+    let mut sim = SwapSim::new(geo.memory(limit), load.pages(), b, false).map_err(swap_err)?;
     sim.run(&mut load).map_err(swap_err)?;
     let rngs = RngStreams::new(seed);
     let mut run = KvCache::new(&spec, KV_THREADS, costs, Some(&rngs)).map_err(swap_err)?;

@@ -227,6 +227,16 @@ impl SwapSim {
                     }
                 },
             };
+            if a.page as usize >= self.mem.pages.len() {
+                return Err(super::error::bad_config(
+                    "workload.page",
+                    a.page,
+                    &format!(
+                        "below the {} pages the run was set up with",
+                        self.mem.pages.len()
+                    ),
+                ));
+            }
             match self.step(actor, now, a)? {
                 Step::Done(t) => {
                     self.stats.accesses += 1;
