@@ -45,9 +45,9 @@ fn main() -> Result<(), String> {
             },
         ),
         (
-            "request CPU 1/3 of measured (2.0 us)",
+            "request CPU 2.2 us (twice the lock hold)",
             HostCosts {
-                request_cpu_ns: d.request_cpu_ns / 3,
+                request_cpu_ns: 2 * d.scheduler_lock_ns,
                 ..d
             },
         ),

@@ -308,9 +308,24 @@ pub fn kv_run(
     kind: Kind,
     geo: &Geometry,
     scale: f64,
+    spec: CoreWorkloadSpec,
+    memory_share: f64,
+    costs: Option<KvOpCosts>,
+    seed: u64,
+) -> Result<(f64, SwapRunStats), ReproduceError> {
+    kv_run_with(kind, geo, scale, spec, memory_share, costs, false, seed)
+}
+
+/// [`kv_run`] with the in-place-update ablation switch.
+#[allow(clippy::too_many_arguments)]
+pub fn kv_run_with(
+    kind: Kind,
+    geo: &Geometry,
+    scale: f64,
     mut spec: CoreWorkloadSpec,
     memory_share: f64,
     costs: Option<KvOpCosts>,
+    in_place_updates: bool,
     seed: u64,
 ) -> Result<(f64, SwapRunStats), ReproduceError> {
     spec.record_count = (KV_RECORDS_AT_SCALE_1 * scale).round().max(3_000.0) as u64;
@@ -331,6 +346,9 @@ pub fn kv_run(
     sim.run(&mut load).map_err(swap_err)?;
     let rngs = RngStreams::new(seed);
     let mut run = KvCache::new(&spec, KV_THREADS, costs, Some(&rngs)).map_err(swap_err)?;
+    if in_place_updates {
+        run = run.with_in_place_updates();
+    }
     let s = sim.run(&mut run).map_err(swap_err)?;
     let ops_s = if s.elapsed_ns() == 0 {
         0.0

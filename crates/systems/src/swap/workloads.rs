@@ -227,6 +227,8 @@ pub struct KvCache {
     key_chunk: Vec<u32>,
     /// A thread's second access of an update (freeing the old item).
     pending: Vec<Option<Access>>,
+    /// Ablation: an update writes the record's item in place (no REPLACE).
+    in_place_updates: bool,
 }
 
 impl KvCache {
@@ -302,7 +304,15 @@ impl KvCache {
             same_class,
             key_chunk: vec![super::NONE; spec.record_count as usize],
             pending: vec![None; threads as usize],
+            in_place_updates: false,
         })
+    }
+
+    /// Ablation: updates write the loaded item in place instead of REPLACEing it
+    /// with a new item of the updated fields (the model before issue 15).
+    pub fn with_in_place_updates(mut self) -> Self {
+        self.in_place_updates = true;
+        self
     }
 
     /// Footprint in pages of the item set as loaded (the memory limits are shares
@@ -329,6 +339,14 @@ impl KvCache {
     /// REPLACE of `key`: the new item's page, then the old item's (freed) page.
     fn replace(&mut self, thread: u32, key: u64) -> Access {
         let (old_page, was_updated) = self.locate(key);
+        if self.in_place_updates {
+            return Access {
+                page: old_page,
+                write: true,
+                think_ns: self.costs.update_ns,
+                ends_op: true,
+            };
+        }
         let old = self.key_chunk[key as usize];
         let class = if self.same_class {
             &mut self.loaded
