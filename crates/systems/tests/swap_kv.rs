@@ -92,10 +92,7 @@ fn a_workload_touching_pages_beyond_the_run_is_an_error_not_a_panic() {
         false,
     )
     .unwrap();
-    let e = sim
-        .run(&mut load)
-        .err()
-        .expect("out-of-range page accepted");
+    let e = sim.run(&mut load).expect_err("out-of-range page accepted");
     let msg = e.to_string();
     assert!(
         msg.contains("workload.page") && !msg.contains('\n'),
