@@ -86,6 +86,14 @@ pub trait Device {
         0
     }
 
+    /// The write size the device programs at once and prefers writes to be a
+    /// multiple of (NVMe Identify Namespace NPWG, "preferred write granularity";
+    /// Linux reports it as the queue's `io_min`/`physical_block_size`). Default:
+    /// one logical block.
+    fn preferred_write_bytes(&self) -> u64 {
+        self.info().block_bytes as u64
+    }
+
     /// Submits `cmd` at virtual time `now_ns`. Rule violations are typed errors and
     /// leave the device unchanged.
     fn submit(

@@ -15,7 +15,7 @@ mod mios_more;
 mod mu_rmw;
 mod outputs;
 mod znsage;
-mod znsage_runs;
+pub mod znsage_runs;
 
 pub use outputs::{write_outputs, OutputFiles};
 
