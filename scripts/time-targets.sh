@@ -9,9 +9,8 @@
 # (within the target's range) from small to large and stops after the first run
 # longer than N seconds (default 150), so a target that takes an hour at paper scale
 # is not run there. Prints one tab-separated line per run: target, scale, wall
-# seconds, claims held. Run it on an otherwise idle machine (the numbers are wall
-# times); on a shared one, under its CPU lock, e.g.
-# `flock /work/.heavy.lock bash scripts/time-targets.sh`.
+# seconds, claims held. Run it on an otherwise idle machine: the numbers are wall
+# times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/ensure-toolchain.sh

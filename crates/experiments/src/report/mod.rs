@@ -97,7 +97,7 @@ pub fn render_report(r: &ReproduceResult) -> String {
         "<title>ZoneLab reproduce: {}</title>\n",
         escape(&r.target)
     ));
-    h.push_str("<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:first-child,th:first-child,td.d{text-align:left}.ok{color:#1a7f37}.miss{color:#cf222e;font-weight:bold}figure{margin:2em 0}</style>\n</head><body>\n");
+    h.push_str("<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:first-child,th:first-child,td.d,th.d{text-align:left}.ok{color:#1a7f37}.miss{color:#cf222e;font-weight:bold}figure{margin:2em 0}</style>\n</head><body>\n");
     h.push_str(&format!(
         "<h1>ZoneLab reproduce: <code>{}</code></h1>\n",
         escape(&r.target)
@@ -109,7 +109,7 @@ pub fn render_report(r: &ReproduceResult) -> String {
         r.seed,
         r.claims.len()
     ));
-    h.push_str("<h2>Claims</h2>\n<table><tr><th>#</th><th>id</th><th>description</th><th>paper</th><th>measured</th><th>unit</th><th>deviation</th><th>tolerance</th><th>result</th></tr>\n");
+    h.push_str("<h2>Claims</h2>\n<table><tr><th>#</th><th class=\"d\">id</th><th class=\"d\">description</th><th>paper</th><th>measured</th><th>unit</th><th>deviation</th><th>tolerance</th><th>result</th></tr>\n");
     for (n, c) in r.claims.iter().enumerate() {
         let dev = if c.paper != 0.0 {
             (c.measured - c.paper) / c.paper * 100.0
@@ -130,7 +130,7 @@ pub fn render_report(r: &ReproduceResult) -> String {
             c.measured,
             escape(&c.unit),
             dev,
-            c.tolerance * 100.0
+            fmt_value(c.tolerance * 100.0)
         ));
     }
     h.push_str("</table>\n");
