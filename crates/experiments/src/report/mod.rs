@@ -97,7 +97,7 @@ pub fn render_report(r: &ReproduceResult) -> String {
         "<title>ZoneLab reproduce: {}</title>\n",
         escape(&r.target)
     ));
-    h.push_str("<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:first-child,th:first-child,td.d,th.d{text-align:left}.ok{color:#1a7f37}.miss{color:#cf222e;font-weight:bold}figure{margin:2em 0}</style>\n</head><body>\n");
+    h.push_str("<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto;color:#222}table{border-collapse:collapse}td code{overflow-wrap:anywhere}td.d{min-width:16em}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:first-child,th:first-child,td.d,th.d{text-align:left}.ok{color:#1a7f37}.miss{color:#cf222e;font-weight:bold}figure{margin:2em 0}</style>\n</head><body>\n");
     h.push_str(&format!(
         "<h1>ZoneLab reproduce: <code>{}</code></h1>\n",
         escape(&r.target)
