@@ -439,11 +439,21 @@ pub fn run_replay<S: RecordSource>(
 }
 
 /// `start_ns + time_ns / speed` in whole nanoseconds, or `None` past
-/// [`MAX_ARRIVAL_NS`] (checked in floating point, where `time / 1e-300` is finite
-/// or infinite but never wraps).
+/// [`MAX_ARRIVAL_NS`]. The division is done in floating point, where `time / 1e-300`
+/// is finite or infinite but never wraps; speed 1 is exact.
 fn scaled_arrival(start_ns: Ns, time_ns: u64, speed: f64) -> Option<Ns> {
-    let at = start_ns as f64 + (time_ns as f64 / speed).round();
-    (at <= MAX_ARRIVAL_NS as f64).then_some(at as Ns)
+    let scaled_ns = if speed == 1.0 {
+        time_ns
+    } else {
+        let scaled = (time_ns as f64 / speed).round();
+        if !(scaled <= MAX_ARRIVAL_NS as f64) {
+            return None;
+        }
+        scaled as Ns
+    };
+    start_ns
+        .checked_add(scaled_ns)
+        .filter(|&at| at <= MAX_ARRIVAL_NS)
 }
 
 /// The 1 MiB chunks of the device that a trace touches (after widening to blocks
@@ -523,5 +533,56 @@ impl Footprint {
                 .done_ns;
         }
         Ok(now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaled_arrivals_are_checked_against_virtual_time() {
+        assert_eq!(scaled_arrival(10, 1_000, 2.0), Some(510));
+        assert_eq!(
+            scaled_arrival(0, 1_000_000, 1e-9),
+            Some(1_000_000_000_000_000)
+        );
+        assert_eq!(
+            scaled_arrival(0, 1_000_000, 1e-12),
+            Some(1_000_000_000_000_000_000)
+        );
+        assert_eq!(scaled_arrival(0, 1_000_000, 1e-13), None); // 1e19 ns > 2^62 ns
+        assert_eq!(scaled_arrival(0, 1, 1e-300), None);
+        assert_eq!(scaled_arrival(0, 0, 1e-300), Some(0));
+        assert_eq!(scaled_arrival(MAX_ARRIVAL_NS, 1, 1.0), None);
+        assert_eq!(scaled_arrival(MAX_ARRIVAL_NS, 1, 2.0), None);
+        assert_eq!(scaled_arrival(0, u64::MAX, 1.0), None);
+    }
+
+    #[test]
+    fn the_footprint_holds_the_chunks_a_trace_touches() {
+        let dev = zonelab_devices::open_device("ssd-conventional").unwrap();
+        let records = [
+            TraceRecord {
+                time_ns: 0,
+                op: TraceOp::Read,
+                offset_bytes: 3 * FOOTPRINT_CHUNK_BYTES - 512,
+                size_bytes: 1024, // spans chunks 2 and 3
+            },
+            TraceRecord {
+                time_ns: 1,
+                op: TraceOp::Write,
+                offset_bytes: 9 * FOOTPRINT_CHUNK_BYTES,
+                size_bytes: 0, // skipped: touches nothing
+            },
+        ];
+        let mut source = GeneratedTrace {
+            name: "t".into(),
+            records: records.into_iter(),
+            count: 0,
+        };
+        let f = Footprint::of_trace(dev.as_ref(), &mut source, &ReplayOptions::default()).unwrap();
+        assert_eq!(f.chunks().collect::<Vec<_>>(), vec![2, 3]);
+        assert_eq!(f.bytes(), 2 * FOOTPRINT_CHUNK_BYTES);
     }
 }
