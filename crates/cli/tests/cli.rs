@@ -1,26 +1,11 @@
 //! End-to-end tests of the `zonelab` binary: outputs, determinism, calibration at
 //! reduced scale, and every bad-input path (one clear line, non-zero exit, no panic).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn zonelab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zonelab"))
-        .args(args)
-        .output()
-        .expect("zonelab runs")
-}
+use common::{assert_clean_error, stderr, stdout, write, zonelab};
+use std::path::PathBuf;
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Asserts a clean failure: non-zero exit, exactly one line on stderr containing
-/// every `needle`, and no panic.
 /// Runs `zonelab reproduce <target> --scale <scale>` twice into two directories
 /// and checks that `results.json` is byte-identical (simulation is deterministic).
 /// Returns the temporary directory (keep it alive), the first run's output
@@ -76,34 +61,6 @@ fn claim_measured(v: &serde_json::Value, id: &str) -> f64 {
         .unwrap_or_else(|| panic!("claim {id} missing"))["measured"]
         .as_f64()
         .unwrap()
-}
-
-fn assert_clean_error(o: &Output, needles: &[&str]) {
-    let err = stderr(o);
-    assert!(
-        !o.status.success(),
-        "expected failure, got success; stdout: {}",
-        stdout(o)
-    );
-    assert!(
-        matches!(o.status.code(), Some(1) | Some(2)),
-        "exit code; stderr: {err}"
-    );
-    assert!(!err.contains("panicked"), "panic: {err}");
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "one line expected: {err}"
-    );
-    for n in needles {
-        assert!(err.contains(n), "stderr {err:?} lacks {n:?}");
-    }
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
 }
 
 #[test]

@@ -387,6 +387,17 @@ impl ZnsSsd {
         acked
     }
 
+    /// Blocks written to zones but not yet programmed: the partial stripe rows held
+    /// in the (power-loss-protected) write buffer.
+    fn buffered_blocks(&self) -> u64 {
+        (self.zones.layout().conventional_zones..self.zones.layout().zone_count)
+            .map(|z| {
+                let written = self.zones.write_pointer(z) - self.zones.zone_start(z);
+                written.saturating_sub(self.programmed_blocks[z as usize])
+            })
+            .sum()
+    }
+
     /// Programs every complete stripe row of `zone` below `written_blocks`.
     fn program_full_units(&mut self, zone: u32, written_blocks: u64, ready_ns: Ns) {
         let row = self.row_blocks();
@@ -580,6 +591,7 @@ impl Device for ZnsSsd {
             erases: s.erases,
             zone_resets: s.zone_resets,
             zone_finishes: s.zone_finishes,
+            buffered_write_bytes: self.buffered_blocks() * self.info.block_bytes as u64,
             ..Default::default()
         };
         add_utilisation(&mut st, &self.flash, &self.ctl, elapsed_ns);

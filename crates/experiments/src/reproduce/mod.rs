@@ -9,6 +9,7 @@ mod conzone_streams;
 mod devices_table1;
 mod hhzs;
 mod hhzs_motivation;
+pub mod main_job;
 mod mios;
 mod mios_extra;
 mod mios_more;

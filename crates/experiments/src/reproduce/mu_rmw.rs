@@ -97,6 +97,7 @@ impl Target for MuRmwTarget {
                     series_interval_ns: 3600 * NS_PER_S,
                     limit: None,
                     fold_to_capacity: true,
+                    ..ReplayOptions::default()
                 };
                 let config = serde_json::json!({ "trace": profile.name, "stl": policy.name() });
                 let fail = |e: crate::replay::ReplayError| {
