@@ -328,7 +328,21 @@ fn pore_erases_stale_blocks_without_write_back() {
     }
     let hw = d.hardware();
     assert_eq!((hw.cleanings, hw.disk.rmws), (1, 0));
-    assert_eq!(hw.flash.erases, 15, "all stale blocks are erased at once");
+    assert_eq!(hw.flash.erases, 1, "one stale block per cleaning");
+    // The next 7 writes fill the erased block; each further block is one more
+    // stale block erased, still without write-back.
+    for i in 0..(7 + 8 * 3) {
+        now = write(
+            &mut d,
+            now,
+            5 * BAND_SECTORS + i % 8,
+            1,
+            &mut version,
+            &mut reference,
+        );
+    }
+    let hw = d.hardware();
+    assert_eq!((hw.cleanings, hw.disk.rmws, hw.flash.erases), (4, 0, 4));
     d.check_invariants().unwrap();
     now = check_read(&mut d, now, 5 * BAND_SECTORS, 8, &reference);
     assert!(!served_by_disk(&mut d, now, 5 * BAND_SECTORS));
@@ -368,9 +382,10 @@ fn pore_opens_the_bands_of_highest_weight_cached_squared_over_heat() {
     );
     // Period 20: the OPEN region is band 5 alone (ties to the lower band; its 28
     // sectors fill the period). Writing it back frees no block (7 shares them), the
-    // period is over, and the next OPEN region is band 7; then blocks 9–15 are stale.
+    // period is over, and the next OPEN region is band 7; then blocks 9–15 are
+    // stale and the first of them is erased.
     let hw = d.hardware();
-    assert_eq!((hw.cleanings, hw.disk.rmws, hw.flash.erases), (1, 2, 7));
+    assert_eq!((hw.cleanings, hw.disk.rmws, hw.flash.erases), (1, 2, 1));
     d.check_invariants().unwrap();
     for band in [5u64, 7] {
         assert!(
@@ -430,7 +445,7 @@ fn pore_evicts_open_bands_oldest_lru_tail_first() {
     assert!(!served_by_disk(&mut d, now, 0));
     d.check_invariants().unwrap();
     // A hit moves a sector to its band's LRU head: reading band 1 now makes band 0
-    // the oldest tail, so the next eviction takes band 0 (and frees blocks 2–15).
+    // the oldest tail, so the next eviction takes band 0 (blocks 2–15 go stale).
     now = check_read(&mut d, now, BAND_SECTORS, 8, &reference);
     for i in 0..7u64 {
         now = write(
@@ -493,7 +508,7 @@ fn pore_writes_back_as_many_open_bands_as_a_free_block_needs() {
         &mut reference,
     );
     let hw = d.hardware();
-    assert_eq!((hw.cleanings, hw.disk.rmws, hw.flash.erases), (1, 8, 16));
+    assert_eq!((hw.cleanings, hw.disk.rmws, hw.flash.erases), (1, 8, 1));
     assert!(
         now - t0 >= hw.cleaning_ns_total,
         "the write waits for the cleaning"
@@ -635,4 +650,38 @@ fn a_cleaning_pauses_requests_that_arrive_while_it_runs() {
         "read done at {r}, cleaning ended at {paused_until}"
     );
     assert!(w > paused_until);
+}
+
+#[test]
+fn pore_open_region_ablation_writes_back_the_whole_region_at_each_cleaning() {
+    // The stale-block case of `pore_erases_stale_blocks_without_write_back`, with
+    // `pore_eviction = "open-region"`: the cleaning writes band 5 back although a
+    // stale block was there to erase.
+    let mut d = build(profile_with(&[
+        ("band_mib", "1".into()),
+        ("band_count", BANDS.to_string()),
+        ("blocks", "16".into()),
+        ("pages_per_block", "8".into()),
+        ("policy", "\"pore\"".into()),
+        ("pore_period_sectors", "16".into()),
+        (
+            "pore_period_sectors",
+            "16\npore_eviction = \"open-region\"".into(),
+        ),
+    ]));
+    let (mut reference, mut version, mut now) = (BTreeMap::new(), 0, 0);
+    for i in 0..129u64 {
+        now = write(
+            &mut d,
+            now,
+            5 * BAND_SECTORS + i % 8,
+            1,
+            &mut version,
+            &mut reference,
+        );
+    }
+    let hw = d.hardware();
+    assert_eq!((hw.cleanings, hw.disk.rmws, hw.rmw_cleanings), (1, 1, 1));
+    d.check_invariants().unwrap();
+    check_read(&mut d, now, 5 * BAND_SECTORS, 8, &reference);
 }

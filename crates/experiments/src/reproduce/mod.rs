@@ -13,6 +13,8 @@ mod mios;
 mod mios_extra;
 mod mios_more;
 mod mu_rmw;
+mod mu_rmw_runs;
+mod mu_rmw_sensitivity;
 mod outputs;
 mod znsage;
 mod znsage_runs;
@@ -75,6 +77,7 @@ pub fn targets() -> Vec<Box<dyn Target>> {
     vec![
         Box::new(devices_table1::DevicesTable1),
         Box::new(mu_rmw::MuRmwTarget),
+        Box::new(mu_rmw_sensitivity::MuRmwSensitivityTarget),
         Box::new(mios::MiosTarget),
         Box::new(hhzs_motivation::HhzsMotivationTarget),
         Box::new(hhzs::HhzsTarget),

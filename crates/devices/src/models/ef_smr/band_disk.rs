@@ -20,6 +20,9 @@ pub struct BandDisk {
     pub rmws: u64,
     /// Actuator time of all RMWs (from the band read's start to the write-back's end).
     pub rmw_ns_total: Ns,
+    /// Ablation: an RMW takes this long after positioning on the band, instead of
+    /// a band read and a band write through the mechanics.
+    pub fixed_rmw_ns: Option<Ns>,
     pub bytes_read: u64,
     pub bytes_written: u64,
 }
@@ -34,6 +37,7 @@ impl BandDisk {
             data: None,
             rmws: 0,
             rmw_ns_total: 0,
+            fixed_rmw_ns: None,
             bytes_read: 0,
             bytes_written: 0,
         }
@@ -90,12 +94,22 @@ impl BandDisk {
     pub fn rmw(&mut self, ready_ns: Ns, band: u32, updates: &[(u32, Option<Box<[u8]>>)]) -> Ns {
         let offset = self.band_offset_bytes(band);
         let band_bytes = self.band_sectors as u64 * self.sector_bytes as u64;
-        let read = self.mechanics.access(ready_ns, offset, band_bytes);
-        let write_done = self
-            .mechanics
-            .access(read.done_ns, offset, band_bytes)
-            .done_ns;
-        self.rmw_ns_total += write_done - read.start_ns;
+        let (start, write_done) = match self.fixed_rmw_ns {
+            None => {
+                let read = self.mechanics.access(ready_ns, offset, band_bytes);
+                let write = self.mechanics.access(read.done_ns, offset, band_bytes);
+                (read.start_ns, write.done_ns)
+            }
+            Some(d) => {
+                // Position on the band; the host is paused until the cleaning
+                // ends, so the actuator's state after it does not matter.
+                let at = self
+                    .mechanics
+                    .access(ready_ns, offset, self.sector_bytes as u64);
+                (at.start_ns, at.start_ns + d)
+            }
+        };
+        self.rmw_ns_total += write_done - start;
         for (sector, bytes) in updates {
             debug_assert_eq!(self.band_of(*sector), band, "RMW update outside its band");
             if let Some(b) = bytes {

@@ -54,6 +54,11 @@ pub struct BandsSection {
     pub band_count: u32,
     /// Capacity of the disk whose mechanics the bands sit on (bands from its start).
     pub disk_capacity_gb: u64,
+    /// Ablation only: an RMW takes this long (after positioning on the band)
+    /// instead of reading and rewriting the band through the disk mechanics
+    /// (MU-RMW §II-B supposes "around 80 ms"; `docs/mu-rmw.md`).
+    #[serde(default)]
+    pub rmw_fixed_ms: Option<f64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -87,6 +92,13 @@ pub struct StlSection {
     /// PORE: the period length — the sectors evicted per period, and the least
     /// the OPEN region holds when it is chosen.
     pub pore_period_sectors: u32,
+    /// PORE: when it evicts (`on-demand`, PORE's own; `open-region` is an ablation).
+    #[serde(default)]
+    pub pore_eviction: pore::PoreEviction,
+    /// Ablation only: MU-RMW keeps every sub-table in controller RAM, so reads and
+    /// writes need no OOB read (the paper's future "index cache", unbounded).
+    #[serde(default)]
+    pub mu_rmw_sub_tables_in_ram: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -157,6 +169,10 @@ impl EfSmr {
         )?;
         let (disk_params, command_ns) =
             validate_mechanics(&v, &p.mechanics, &p.controller, disk_bytes)?;
+        if let Some(ms) = b.rmw_fixed_ms {
+            v.check("bands.rmw_fixed_ms", ms, ms.is_finite(), "a finite number")?;
+            v.range("bands.rmw_fixed_ms", ms, 0.001, 100_000.0)?;
+        }
         let f = &p.flash_cache;
         for (field, value) in [
             ("flash_cache.read_ms", f.read_ms),
@@ -226,12 +242,21 @@ impl EfSmr {
             program_ns: ms_to_ns(f.program_ms),
             erase_ns: ms_to_ns(f.erase_ms),
         });
-        let disk = BandDisk::new(&disk_params, b.band_count, band_sectors, b.sector_bytes);
+        let mut disk = BandDisk::new(&disk_params, b.band_count, band_sectors, b.sector_bytes);
+        disk.fixed_rmw_ns = b.rmw_fixed_ms.map(ms_to_ns);
         let hw = Hardware::new(flash, disk);
         let stl: Box<dyn Stl> = match s.policy {
             StlPolicy::Skylight => Box::new(skylight::Skylight::new(&hw, s.skylight_pc_zones)),
-            StlPolicy::Pore => Box::new(pore::Pore::new(&hw, s.pore_period_sectors as u64)),
-            StlPolicy::MuRmw => Box::new(mu_rmw::MuRmw::new(&hw)),
+            StlPolicy::Pore => Box::new(pore::Pore::new(
+                &hw,
+                s.pore_period_sectors as u64,
+                s.pore_eviction,
+            )),
+            StlPolicy::MuRmw => {
+                let mut m = mu_rmw::MuRmw::new(&hw);
+                m.sub_tables_in_ram = s.mu_rmw_sub_tables_in_ram;
+                Box::new(m)
+            }
         };
         let info = DeviceInfo {
             name: p.name.clone(),

@@ -174,6 +174,9 @@ pub struct MuRmw {
     free_blocks: VecDeque<u32>,
     /// Some write carried bytes: RMWs must carry them to the band.
     payloads_seen: bool,
+    /// Ablation (`stl.mu_rmw_sub_tables_in_ram`): sub-tables are read without an
+    /// OOB read, as if all were cached in RAM. Not MU-RMW (§III-B keeps them in OOB).
+    pub sub_tables_in_ram: bool,
 }
 
 impl MuRmw {
@@ -211,6 +214,7 @@ impl MuRmw {
             valid: vec![0; s as usize],
             free_blocks: (0..s).collect(),
             payloads_seen: false,
+            sub_tables_in_ram: false,
         }
     }
 
@@ -285,6 +289,17 @@ impl MuRmw {
             return OpenSubTable {
                 slot,
                 entries: vec![NONE; self.q as usize].into_boxed_slice(),
+                ready_ns,
+            };
+        }
+        if self.sub_tables_in_ram {
+            return OpenSubTable {
+                slot,
+                entries: hw
+                    .flash
+                    .peek_oob(ptr)
+                    .expect("SMD pointer to a page without a sub-table")
+                    .into(),
                 ready_ns,
             };
         }

@@ -42,17 +42,24 @@
 //! - **When to evict, and space.** All flash blocks are shared by all bands
 //!   (§II-B: "all the flash blocks in PC can be associated with any SMR Bands"); host
 //!   writes append to one global log (an active block, then the next free block).
-//!   A cleaning runs when a write needs a block and none is free: blocks whose
-//!   pages are all stale (overwritten or written back) are erased first (no
-//!   write-back needed); if there are none, PORE evicts — one OPEN band at a time,
-//!   each one RMW — until some block holds no valid page, and erases those. Nothing
-//!   else reclaims space: FORBIDDEN data "remain in the cache" (§II-B) where they
-//!   are, as in Skylight and MU-RMW, none of which copies valid pages inside the
-//!   flash. A cleaning may so write back many bands before a block frees (the
-//!   "PC-level" reclamation of §IV-B4).
+//!   A cleaning runs when a write needs a block and none is free: a block whose
+//!   pages are all stale (overwritten or written back) is erased (no write-back
+//!   needed; the first in block order, one per cleaning, as MU-RMW's Algorithm 1
+//!   erases one obsolete block per reclamation); if there is none, PORE evicts —
+//!   one OPEN band at a time, each one RMW — until some block holds no valid page,
+//!   and erases it. Nothing else reclaims space: FORBIDDEN data "remain in the
+//!   cache" (§II-B) where they are, as in Skylight and MU-RMW, none of which copies
+//!   valid pages inside the flash. A cleaning may so write back many bands before
+//!   a block frees (the "PC-level" reclamation of §IV-B4).
 //! - **Reads** return the cached copy if any (a hit: heat and LRU, as in
 //!   `HitPoreBuffer`), else read the band. Reads are not cached (the cache is a
 //!   write cache in all three STLs).
+//!
+//! **Ablation** (`stl.pore_eviction = "open-region"`, not PORE's code): every
+//! cleaning starts a new period, writes back its whole OPEN region and erases every
+//! block that left stale — how MU-RMW §II-B words PORE ("SMR Bands are tagged as
+//! OPEN or FORBIDDEN to regulate the evictions during a cleaning process"), used in
+//! `docs/mu-rmw.md` to show where the paper's PORE numbers come from.
 //!
 //! Cost: a write is O(1); a cleaning scans the blocks once per eviction and ranks
 //! the bands once per period.
@@ -60,13 +67,27 @@
 use super::hardware::{Hardware, Ppn, NONE};
 use super::sector_map::SectorMap;
 use super::stl::{sector_chunk, Stl};
+use serde::Deserialize;
 use std::collections::VecDeque;
 use zonelab_engine::Ns;
+
+/// When PORE writes data back (module doc).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PoreEviction {
+    /// PORE's code: evict only when no block is free and none is stale, one OPEN
+    /// band at a time, until a block frees.
+    #[default]
+    OnDemand,
+    /// Ablation: every cleaning writes back its whole (new) OPEN region first.
+    OpenRegion,
+}
 
 pub struct Pore {
     map: SectorMap,
     /// Sectors evicted per period (the OPEN region's minimum size too).
     period_pages: u64,
+    eviction: PoreEviction,
     /// Sectors evicted since the current period began.
     period_evicted: u64,
     /// OPEN (true) or FORBIDDEN (false), per band.
@@ -93,7 +114,7 @@ pub struct Pore {
 }
 
 impl Pore {
-    pub fn new(hw: &Hardware, period_pages: u64) -> Self {
+    pub fn new(hw: &Hardware, period_pages: u64, eviction: PoreEviction) -> Self {
         assert!(
             period_pages >= 1,
             "PORE needs a period of at least one page"
@@ -104,6 +125,7 @@ impl Pore {
         Self {
             map: SectorMap::new(hw),
             period_pages,
+            eviction,
             period_evicted: 0,
             open: vec![false; bands],
             open_set: Vec::new(),
@@ -235,30 +257,47 @@ impl Pore {
         self.map.write_back(hw, ready_ns, band, &pages)
     }
 
-    /// Full blocks (other than the active one) without a valid page.
-    fn stale_blocks(&self, hw: &Hardware) -> Vec<u32> {
-        (0..self.blocks)
-            .filter(|&b| {
-                b != self.active
-                    && hw.flash.programmed_pages(b) == self.pages_per_block
-                    && self.map.block_valid(b) == 0
-            })
-            .collect()
+    /// The first full block (other than the active one) without a valid page.
+    fn stale_block(&self, hw: &Hardware) -> Option<u32> {
+        (0..self.blocks).find(|&b| {
+            b != self.active
+                && hw.flash.programmed_pages(b) == self.pages_per_block
+                && self.map.block_valid(b) == 0
+        })
     }
 
-    /// One cleaning (module doc): erase stale blocks, evicting OPEN bands until
-    /// there are some. Returns when its last operation ends.
+    /// One cleaning (module doc): erase a stale block, evicting OPEN bands until
+    /// there is one. Returns when its last operation ends.
     fn clean(&mut self, hw: &mut Hardware, start_ns: Ns) -> Ns {
         let mut t = start_ns;
         let mut rmws = 0;
+        if self.eviction == PoreEviction::OpenRegion {
+            self.select_open();
+            let open = self.open_set.clone();
+            let mut order: Vec<u32> = open
+                .into_iter()
+                .filter(|&b| self.map.band_valid(b) > 0)
+                .collect();
+            order.sort_by_key(|&b| (self.stamp[self.band_tail[b as usize] as usize], b));
+            for band in order {
+                t = self.evict(hw, t, band);
+                rmws += 1;
+            }
+            // Like a Skylight zone cleaning, it reclaims all it freed at once.
+            let mut end = t;
+            while let Some(block) = self.stale_block(hw) {
+                end = end.max(hw.flash.erase(t, block));
+                self.free.push_back(block);
+            }
+            if end > t || !self.free.is_empty() {
+                hw.record_cleaning(start_ns, end, rmws);
+                return end;
+            }
+        }
         loop {
-            let stale = self.stale_blocks(hw);
-            if !stale.is_empty() {
-                let mut end = t;
-                for block in stale {
-                    end = end.max(hw.flash.erase(t, block));
-                    self.free.push_back(block);
-                }
+            if let Some(block) = self.stale_block(hw) {
+                let end = hw.flash.erase(t, block);
+                self.free.push_back(block);
                 hw.record_cleaning(start_ns, end, rmws);
                 return end;
             }
