@@ -127,7 +127,7 @@ impl Target for MuRmwSensitivityTarget {
     }
 
     fn description(&self) -> &'static str {
-        "MU-RMW's claims under 1/2/4 flash chips, an 80 ms RMW, 4-64 KiB requests and other PORE periods"
+        "MU-RMW's claims under 1/2/4 flash chips, an 80 ms RMW, other request sizes and update skews, PORE period/eviction variants and MU-RMW sub-tables in RAM"
     }
 
     fn run(
