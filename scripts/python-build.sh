@@ -27,10 +27,23 @@ target="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$target"
 target="$(cd "$target" && pwd)"
 venv="${venv:-$target/python-venv}"
-if [ ! -x "$venv/bin/python" ]; then
-  "${PYTHON:-python3}" -m venv "$venv"
+python="${PYTHON:-python3}"
+if ! command -v "$python" >/dev/null 2>&1 || ! "$python" -c 'import venv, ensurepip' 2>/dev/null; then
+  # Machines of this project's kind ship CPython with venv; else Debian's.
+  echo "python3 with venv not found: installing Debian's python3 and python3-venv" >&2
+  apt-get update -qq && apt-get install -y -qq python3 python3-venv >/dev/null
+  python=python3
 fi
-"$venv/bin/python" -m pip install -q --disable-pip-version-check -r python/requirements-test.txt
+if [ ! -x "$venv/bin/python" ]; then
+  "$python" -m venv "$venv"
+fi
+# Wheels a machine provides locally (/opt/wheels) are used before PyPI's.
+find_links=()
+if compgen -G "/opt/wheels/*.whl" >/dev/null; then
+  find_links=(--find-links /opt/wheels)
+fi
+"$venv/bin/python" -m pip install -q --disable-pip-version-check "${find_links[@]}" \
+  -r python/requirements-test.txt
 rm -f "$target"/wheels/zonelab-*.whl
 (cd python && CARGO_TARGET_DIR="$target" "$venv/bin/maturin" build --profile "$profile" \
   --locked --interpreter "$venv/bin/python" --out "$target/wheels")

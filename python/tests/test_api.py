@@ -26,6 +26,8 @@ from conftest import REPO, cli_error
          ["--rw", "randread", "--bs", "4096", "--io-size", "2097152"]),
         ("ssd-conventional", dict(rw="randrw", bs="16k", runtime="50ms", rwmixread=70, precondition=True, size="256m"),
          ["--rw", "randrw", "--bs", "16k", "--runtime", "50ms", "--rwmixread", "70", "--precondition", "--size", "256m"]),
+        ("ssd-conventional", dict(rw="randwrite", bs="4k", io_size="16m", no_drain=True, sample_interval="10ms"),
+         ["--rw", "randwrite", "--bs", "4k", "--io-size", "16m", "--no-drain", "--sample-interval", "10ms"]),
     ],
 )
 def test_bench_equals_the_cli(cli_json, device, job, flags):
@@ -76,6 +78,7 @@ def _trace(tmp_path: pathlib.Path) -> pathlib.Path:
 @pytest.mark.parametrize("opts,flags", [
     (dict(speed=2.0), ["--speed", "2"]),
     (dict(qd=8, limit=2000), ["--qd", "8", "--limit", "2000"]),
+    (dict(precondition="footprint", no_drain=True), ["--precondition", "footprint", "--no-drain"]),
 ])
 def test_replay_equals_the_cli(cli_json, tmp_path, opts, flags):
     trace = _trace(tmp_path)
@@ -165,6 +168,14 @@ def test_bad_options_are_named_as_on_the_command_line(cli, job, flag, needle):
         zonelab.bench("zn540", progress=False, **job)
     assert str(e.value).startswith(needle)
     assert cli_error(cli("bench", "--device", "zn540", *flag, ok=False)) == "--" + str(e.value)
+
+
+def test_a_sample_interval_too_fine_for_the_run_is_the_clis_error(cli):
+    with pytest.raises(zonelab.ZonelabError) as e:
+        zonelab.bench("zn540", io_size="64m", sample_interval="1ns", progress=False)
+    assert str(e.value).startswith("--sample-interval 1 ns gives more than")
+    flags = ["--io-size", "64m", "--sample-interval", "1ns"]
+    assert cli_error(cli("bench", "--device", "zn540", *flags, ok=False)) == str(e.value)
 
 
 def test_unknown_options_and_devices_are_errors():

@@ -93,7 +93,8 @@ def bench(
 
     ``job`` takes ``zonelab bench``'s options: ``rw``, ``bs``, ``iodepth``,
     ``numjobs``, ``offset``, ``size``, ``io_size``, ``runtime``, ``rwmixread``,
-    ``max_open_zones``, ``sample_interval``, ``precondition``, ``seed``.
+    ``max_open_zones``, ``sample_interval``, ``precondition``, ``no_drain``,
+    ``seed``.
     ``overrides`` changes profile fields by dotted name, e.g.
     ``{"flash.channels": 16}``, checked as the TOML file's values are.
 
@@ -116,7 +117,8 @@ def replay(
 
     ``opts`` takes ``zonelab replay``'s options: ``format`` (auto, msr, disksim,
     csv, alibaba, tencent), ``speed`` (open loop), ``qd`` (closed loop), ``disk``,
-    ``allow_unsorted``, ``limit``, ``fold``, ``sample_interval``.
+    ``allow_unsorted``, ``precondition`` (``"full"`` or ``"footprint"``),
+    ``no_drain``, ``limit``, ``fold``, ``sample_interval``.
     """
     request = _request(
         "replay", {"device": os.fspath(device), "trace": os.fspath(trace)}, overrides, opts

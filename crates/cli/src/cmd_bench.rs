@@ -24,8 +24,9 @@ pub fn request_from_args(a: &BenchArgs) -> Result<BenchRequest, String> {
         runtime: text(&a.runtime),
         rwmixread: a.rwmixread,
         max_open_zones: a.max_open_zones,
-        sample_interval: UnitArg::text(&a.sample_interval),
+        sample_interval: text(&a.sample_interval),
         precondition: a.precondition,
+        no_drain: a.no_drain,
         seed: a.seed,
     })
 }
@@ -99,8 +100,16 @@ pub fn summary_table(r: &RunResult) -> String {
     ));
     let d = &r.device_stats;
     s.push_str(&format!(
-        "\ndevice: host writes {} B, media writes {} B, GC runs {}, GC copied {} B, erases {}, zone resets {} (job resets {})\n",
-        d.host_write_bytes, d.media_write_bytes, d.gc_runs, d.gc_copied_bytes, d.erases, d.zone_resets, r.job_zone_resets
+        "\ndevice: host writes {} B, media writes {} B, still buffered {} B ({}), GC runs {}, GC copied {} B, erases {}, zone resets {} (job resets {})\n",
+        d.host_write_bytes,
+        d.media_write_bytes,
+        d.buffered_write_bytes,
+        if r.drain_done_ns.is_some() { "after the end-of-run drain" } else { "not drained: --no-drain" },
+        d.gc_runs,
+        d.gc_copied_bytes,
+        d.erases,
+        d.zone_resets,
+        r.job_zone_resets
     ));
     let util: Vec<String> = d
         .utilisation
@@ -110,5 +119,27 @@ pub fn summary_table(r: &RunResult) -> String {
     if !util.is_empty() {
         s.push_str(&format!("utilisation: {}\n", util.join(", ")));
     }
+    s.push_str(&ef_smr_line(r));
     s
+}
+
+/// For an EF-SMR disk, the metrics of MU-RMW §IV-B: average and worst-case
+/// response time over all requests, RMWs, cleanings and their average time.
+fn ef_smr_line(r: &RunResult) -> String {
+    let c = &r.device_stats.counters;
+    let (Some(&rmws), Some(&cleanings)) = (c.get("rmws"), c.get("cleanings")) else {
+        return String::new();
+    };
+    let total = c.get("cleaning_ns_total").copied().unwrap_or(0);
+    let act = if cleanings > 0 { total / cleanings } else { 0 };
+    format!(
+        "ef-smr: average response {}, worst case {}, {} RMWs, {} cleanings ({} with RMWs), average cleaning {}, longest {}\n",
+        table::fmt_ns(r.latency.mean_ns as u64),
+        table::fmt_ns(r.latency.max_ns),
+        rmws,
+        cleanings,
+        c.get("rmw_cleanings").copied().unwrap_or(0),
+        table::fmt_ns(act),
+        table::fmt_ns(c.get("cleaning_ns_max").copied().unwrap_or(0)),
+    )
 }

@@ -2,7 +2,7 @@
 
 use super::overrides::{echo, to_overrides, OverrideMap};
 use super::units::UnitArg;
-use super::{Progress, ProgressFn, RunError};
+use super::{sample_interval, Progress, ProgressFn, RunError};
 use crate::bench::{precondition, run_bench, BenchOptions};
 use crate::run_result::RunResult;
 use serde::{Deserialize, Serialize};
@@ -37,13 +37,20 @@ pub struct BenchRequest {
     pub rwmixread: u32,
     #[serde(default)]
     pub max_open_zones: Option<u32>,
-    #[serde(default = "default_interval")]
-    pub sample_interval: UnitArg,
+    /// Interval of the throughput series; none: 100 ms, doubled as often as needed.
+    #[serde(default)]
+    pub sample_interval: Option<UnitArg>,
     #[serde(default)]
     pub precondition: bool,
+    /// Leave the device's write buffers as they are at the end (by default a flush
+    /// drains them, so device statistics describe data on the media).
+    #[serde(default)]
+    pub no_drain: bool,
     #[serde(default = "one_u64")]
     pub seed: u64,
 }
+
+const DEFAULT_INTERVAL: &str = "100ms";
 
 fn default_rw() -> String {
     "randread".into()
@@ -53,9 +60,6 @@ fn default_bs() -> UnitArg {
 }
 fn zero() -> UnitArg {
     UnitArg::text("0")
-}
-fn default_interval() -> UnitArg {
-    UnitArg::text("100ms")
 }
 fn one() -> u32 {
     1
@@ -103,10 +107,9 @@ impl BenchRequest {
         })
     }
 
-    fn interval_ns(&self) -> Result<u64, RunError> {
-        self.sample_interval
-            .ns()
-            .map_err(|e| RunError::option("sample_interval", e))
+    /// The series interval in ns and whether it was given.
+    fn interval_ns(&self) -> Result<(u64, bool), RunError> {
+        sample_interval::resolve(self.sample_interval.as_ref(), DEFAULT_INTERVAL)
     }
 
     pub fn canonical(&self) -> Result<serde_json::Value, RunError> {
@@ -114,8 +117,10 @@ impl BenchRequest {
             "device": self.device,
             "overrides": echo(&self.overrides),
             "job": self.job_spec()?,
-            "sample_interval_ns": self.interval_ns()?,
+            "sample_interval_ns": self.interval_ns()?.0,
+            "sample_interval_given": self.sample_interval.is_some(),
             "precondition": self.precondition,
+            "drain": !self.no_drain,
             "seed": self.seed,
         }))
     }
@@ -123,12 +128,13 @@ impl BenchRequest {
     /// Runs the job (after preconditioning if asked).
     pub fn run(&self, progress: ProgressFn<'_>) -> Result<RunResult, RunError> {
         let spec = self.job_spec()?;
-        let interval = self.interval_ns()?;
+        let (interval, explicit_interval) = self.interval_ns()?;
         let mut device =
             zonelab_devices::open_device_with(&self.device, &to_overrides(&self.overrides)?)?;
         let mut opts = BenchOptions {
             seed: self.seed,
             series_interval_ns: interval,
+            drain_at_end: !self.no_drain,
             ..BenchOptions::default()
         };
         if self.precondition {
@@ -150,6 +156,7 @@ impl BenchRequest {
             None => run_bench(device.as_mut(), &spec, &opts, None),
         }
         .map_err(|e| RunError::Run(e.to_string()))?;
+        sample_interval::check(&result, interval, explicit_interval)?;
         if !self.overrides.is_empty() {
             result.config["device_overrides"] = echo(&self.overrides);
         }

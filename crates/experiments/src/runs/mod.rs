@@ -14,7 +14,9 @@ pub mod bench;
 pub mod metrics;
 pub mod overrides;
 pub mod replay;
+pub mod replay_precondition;
 pub mod reproduce;
+pub mod sample_interval;
 pub mod units;
 pub mod ycsb;
 

@@ -62,6 +62,17 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     Ok(ns.round() as u64)
 }
 
+/// A virtual duration in a readable unit ("59.1 us", "8.68 ms"), for messages and
+/// the CLI's tables.
+pub fn fmt_ns(ns: u64) -> String {
+    match ns {
+        0..=999 => format!("{ns} ns"),
+        1_000..=999_999 => format!("{:.1} us", ns as f64 / 1e3),
+        1_000_000..=999_999_999 => format!("{:.2} ms", ns as f64 / 1e6),
+        _ => format!("{:.2} s", ns as f64 / 1e9),
+    }
+}
+
 /// A size or duration option given as a number or as text (`4096`, `"4k"`,
 /// `"100ms"`): numbers mean what the same digits mean on the command line (bytes,
 /// seconds).

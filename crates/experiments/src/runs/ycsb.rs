@@ -91,7 +91,21 @@ struct Plan {
 
 impl YcsbRequest {
     fn plan(&self) -> Result<Plan, RunError> {
-        let scheme: Scheme = self.scheme.parse().map_err(RunError::Run)?;
+        let scheme: Scheme = self
+            .scheme
+            .parse()
+            .map_err(|e: String| RunError::option("scheme", e))?;
+        if self.records == Some(0) {
+            return Err(RunError::Run(
+                "--records 0 loads nothing; give at least 1".into(),
+            ));
+        }
+        if self.operations == Some(0) {
+            return Err(RunError::Run(
+                "--operations 0 runs nothing; give at least 1 (or --workload load for a load alone)"
+                    .into(),
+            ));
+        }
         if !(self.scale > 0.0 && self.scale <= 1.0) {
             return Err(RunError::option(
                 "scale",
