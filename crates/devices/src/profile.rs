@@ -83,6 +83,8 @@ pub enum ProfileError {
         value: String,
         allowed: String,
     },
+    #[error("profile override `{text}`: {reason}")]
+    BadOverride { text: String, reason: String },
     #[error("profile `{profile}`: unknown model `{model}` (known models: {known})")]
     UnknownModel {
         profile: String,
