@@ -51,6 +51,9 @@ mod mapping;
 #[path = "ftl/slc_cache.rs"]
 mod slc_cache;
 #[cfg(test)]
+#[path = "ftl/slc_tests.rs"]
+mod slc_tests;
+#[cfg(test)]
 #[path = "ftl/tests.rs"]
 mod tests;
 

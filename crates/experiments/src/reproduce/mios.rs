@@ -11,6 +11,7 @@ use super::mios_extra::{
     aged_ssd as aged, err, extra, pangu_requests, show_threshold, EXTRA_STEPS, HDD_10TB as HDD,
     LOG_BYTES, NO_THRESHOLD, SSD_960 as SSD, THRESHOLD_MIN_WRITES,
 };
+use super::mios_load::{load_sweep, LOAD_STEPS};
 use super::mios_more::{more, MORE_STEPS};
 use super::{ProgressSink, ReproduceError, RunOptions, Target};
 use crate::reproduce_result::{round_sig, Claim, Figure, FigureKind, ReproduceResult, Series};
@@ -24,6 +25,9 @@ use zonelab_systems::mios::{accuracy_experiment, profile, AccuracyConfig, Profil
 use zonelab_workloads::pangu::PANGU_TABLE_1;
 
 pub struct MiosTarget;
+
+/// MIOS Table 1: average SSD IO utilisation of the production nodes A-D (%).
+const TABLE1_SSD_UTIL_PCT: [f64; 4] = [11.9, 28.5, 24.6, 25.0];
 
 /// A fresh 960 EVO-like SSD filled once sequentially; see [`aged`].
 fn aged_ssd() -> Result<(Box<dyn Device>, u64), ReproduceError> {
@@ -44,7 +48,7 @@ impl Target for MiosTarget {
         opts: &RunOptions,
         progress: &mut dyn ProgressSink,
     ) -> Result<ReproduceResult, ReproduceError> {
-        let total = 2 + 3 * PANGU_TABLE_1.len() as u64 + EXTRA_STEPS + MORE_STEPS;
+        let total = 2 + 3 * PANGU_TABLE_1.len() as u64 + EXTRA_STEPS + MORE_STEPS + LOAD_STEPS;
         progress.step(0, total, "profile HDD");
         let mut hdd = open_device(HDD).map_err(err)?;
         let prof = profile(hdd.as_mut(), &ProfileConfig::new(64 * KIB)).map_err(err)?;
@@ -131,6 +135,16 @@ impl Target for MiosTarget {
             params,
             &thresholds,
             &results,
+            progress,
+            super::mios_extra::Steps { done: step, total },
+        )?;
+        step += EXTRA_STEPS;
+        let load = load_sweep(
+            opts.scale,
+            opts.seed,
+            params,
+            &results[1],
+            thresholds[1],
             progress,
             super::mios_extra::Steps { done: step, total },
         )?;
@@ -321,6 +335,20 @@ impl Target for MiosTarget {
                     .collect::<Vec<_>>()
                     .join(", ")
             ));
+            let b = &r[0];
+            let arrivals: u64 = b.ssd_queue_length_counts.iter().sum();
+            let mean_q = b.ssd_queue_length_sum as f64 / arrivals.max(1) as f64;
+            let busy = 1.0
+                - b.ssd_queue_length_counts.first().copied().unwrap_or(0) as f64
+                    / arrivals.max(1) as f64;
+            notes.push(format!(
+                "{} Baseline SSD queue (Fig. 8): mean {:.2}, longest {} (paper, node B: 23), {:.1}% of arrivals find it busy (Table 1's production SSD utilisation: {}%).",
+                names[ni],
+                mean_q,
+                b.max_ssd_queue_length,
+                busy * 100.0,
+                TABLE1_SSD_UTIL_PCT[ni]
+            ));
             for (pi, pname) in [(1, "MIOS_D"), (2, "MIOS_E")] {
                 let st = &r[pi].hdd_user_write_latency_by_state;
                 notes.push(format!(
@@ -337,6 +365,8 @@ impl Target for MiosTarget {
         claims.extend(more_runs.claims);
         figures.extend(more_runs.figures);
         notes.extend(more_runs.notes);
+        figures.extend(load.figures);
+        notes.extend(load.notes);
         Ok(ReproduceResult {
             target: "mios".into(),
             scale: opts.scale,

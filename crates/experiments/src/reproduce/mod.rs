@@ -11,6 +11,7 @@ mod hhzs;
 mod hhzs_motivation;
 mod mios;
 mod mios_extra;
+mod mios_load;
 mod mios_more;
 mod mu_rmw;
 mod outputs;

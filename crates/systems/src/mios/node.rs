@@ -158,6 +158,14 @@ pub struct NodeResult {
     /// SSD queue length seen by each arriving user request: counts per length
     /// (the last bucket holds everything longer).
     pub ssd_queue_length_counts: Vec<u64>,
+    /// User writes that took more than 100 ms (Fig. 14(a): "more than 7% of the
+    /// requests are severely affected by long queuing delay").
+    pub writes_over_100ms: u64,
+    /// The longest SSD queue an arriving request saw (not capped).
+    pub max_ssd_queue_length: u64,
+    /// Sum over arriving requests of the SSD queue length they saw (mean = this /
+    /// the number of requests).
+    pub ssd_queue_length_sum: u64,
     pub ssd_write_bytes: u64,
     pub ssd_write_requests: u64,
     pub hdd_user_write_bytes: u64,
@@ -353,6 +361,9 @@ impl<'a> Node<'a> {
                 writes_by_size: Vec::new(),
                 hdd_user_write_bytes_by_size: vec![0; SIZE_GROUP_BOUNDS.len() + 1],
                 ssd_queue_length_counts: Vec::new(),
+                writes_over_100ms: 0,
+                max_ssd_queue_length: 0,
+                ssd_queue_length_sum: 0,
                 ssd_write_bytes: 0,
                 ssd_write_requests: 0,
                 hdd_user_write_bytes: 0,
@@ -442,6 +453,8 @@ impl<'a> Node<'a> {
         let q = self.reqs[i];
         let l = self.ssd_queue_len(now);
         self.queue_counts[l.min(QUEUE_BUCKETS - 1)] += 1;
+        self.r.max_ssd_queue_length = self.r.max_ssd_queue_length.max(l as u64);
+        self.r.ssd_queue_length_sum += l as u64;
         if !q.write {
             self.r.reads += 1;
             let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);
@@ -568,6 +581,7 @@ impl<'a> Node<'a> {
     fn record_write(&mut self, q: UserRequest, done: Ns) {
         let lat = done - q.arrival_ns;
         self.write_hist.record(lat);
+        self.r.writes_over_100ms += (lat > 100_000_000) as u64;
         let g = size_group(q.size_bytes);
         self.size_sum_ns[g] += lat as f64;
         self.size_count[g] += 1;

@@ -310,8 +310,9 @@ impl SlcCache {
         Some(done)
     }
 
-    /// `fold = "idle"`: on every die, folds its oldest units while the next can
-    /// start before `now_ns`, the drive having been idle since `idle_from_ns`.
+    /// `fold = "idle"`: folds each die's oldest units, in the order the dies can
+    /// start them, while the next can start before `now_ns`, the drive having been
+    /// idle since `idle_from_ns`.
     pub fn fold_while_idle(
         &mut self,
         flash: &mut FlashArray,
@@ -326,15 +327,19 @@ impl SlcCache {
         if start >= now_ns {
             return;
         }
-        for die in 0..self.cached.len() {
-            while !self.cached[die].is_empty() {
-                let t = start.max(flash.die_free_at_ns(die as u32));
-                if t >= now_ns {
-                    break;
-                }
-                self.fold_oldest(flash, die, t, &epoch_of);
-                self.counters.background_folds += 1;
+        // In time order across dies (the die that can start its next fold first
+        // goes next), so the channels' timelines are booked in order.
+        loop {
+            let next = (0..self.cached.len())
+                .filter(|&d| !self.cached[d].is_empty())
+                .map(|d| (start.max(flash.die_free_at_ns(d as u32)), d))
+                .min();
+            let Some((t, die)) = next else { break };
+            if t >= now_ns {
+                break;
             }
+            self.fold_oldest(flash, die, t, &epoch_of);
+            self.counters.background_folds += 1;
         }
     }
 
