@@ -148,6 +148,7 @@ struct Counts {
 }
 
 /// The device.
+#[derive(Clone)]
 pub struct FtlSsd {
     info: DeviceInfo,
     flash: FlashArray,
@@ -580,6 +581,10 @@ impl FtlSsd {
 }
 
 impl Device for FtlSsd {
+    fn boxed_clone(&self) -> Option<Box<dyn Device>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn info(&self) -> &DeviceInfo {
         &self.info
     }
