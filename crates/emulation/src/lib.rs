@@ -37,6 +37,12 @@
 //!   as a plain [`zonelab_devices::Device`], for owners that pace requests
 //!   themselves (the zone file store of `crates/zonefs` holds its devices under one
 //!   lock and waits for whole store operations).
+//! - **Report** ([`report`]): [`EmulatedDevice::report`] returns what the device
+//!   did since it was opened (requests, modelled latencies, refusals, the model's
+//!   statistics) as JSON shaped like `zonelab bench`'s; the fio engine and the
+//!   NBD server print it at the end (docs/fio.md, docs/nbd.md).
+//! - **Scaled zones** ([`zones`]): a zoned profile with smaller zones, so a test
+//!   or a short fio job wraps zones (and resets them) in megabytes, not gigabytes.
 //! - **C ABI**: `crates/capi` (`libzonelab`, docs/c-api.md) wraps this crate for
 //!   C/C++ programs.
 //!
@@ -55,7 +61,9 @@ pub mod backed;
 pub mod backing;
 pub mod emulated;
 pub mod pacer;
+pub mod report;
 pub mod restore;
+pub mod zones;
 
 pub use backed::BackedDevice;
 pub use emulated::{
@@ -63,3 +71,5 @@ pub use emulated::{
     EmulationError,
 };
 pub use pacer::{Pacer, DEFAULT_SPIN_WINDOW};
+pub use report::{EmulationReport, ErrorCounts, OpTotals};
+pub use zones::with_zone_capacity_mib;
