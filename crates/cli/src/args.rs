@@ -31,6 +31,8 @@ pub enum Cmd {
     ProfileHdd(ProfileHddArgs),
     /// Run YCSB on the RocksDB-like LSM-tree over a ZNS SSD + HM-SMR HDD under an HHZS-paper scheme.
     Ycsb(YcsbArgs),
+    /// Export a block-interface device model over NBD, in real time with real bytes.
+    Serve(crate::cmd_serve::ServeArgs),
 }
 
 #[derive(Args, Debug)]
