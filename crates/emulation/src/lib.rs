@@ -52,10 +52,11 @@
 //!   flush, with the bytes written since then cleared. Block-interface models
 //!   (FTL SSD, CMR HDD) keep their bytes but restart their internal mapping and
 //!   GC state empty, so only their timing differs after a reopen.
-//! - **Submission is synchronous.** Each thread has one request in flight
-//!   ([`EmulatedDevice::submit_nowait`] gives you the deadline, but nothing yet
-//!   polls many deadlines for you). There is no queue-pair or io_uring-like
-//!   interface.
+//! - **No completion queue.** [`EmulatedDevice::submit`] blocks its thread;
+//!   [`EmulatedDevice::submit_nowait`] returns the deadline and leaves the waiting
+//!   to the caller. The fio engine (`integrations/fio`, its `getevents`) and the
+//!   NBD server (`crates/nbd`, a reply thread per connection) keep many requests
+//!   in flight that way; nothing in this crate polls many deadlines for you.
 
 pub mod backed;
 pub mod backing;
