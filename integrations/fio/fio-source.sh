@@ -5,7 +5,8 @@
 # fio's configure as Debian's build does; prints the configured source directory.
 #   fio-source.sh DEST_DIR
 #   FIO_SOURCE_DIR  an already unpacked and configured source tree (skips all of this)
-#   DEBIAN_MIRROR   archive to fetch from (default http://deb.debian.org/debian)
+#   DEBIAN_MIRROR   archive to fetch from (default: the Debian archive apt is configured
+#                   with, from /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list)
 # The engine's ABI (FIO_IOOPS_VERSION, the thread_data/io_u layouts) is that of this
 # exact version, so the pinned version and .dsc checksum below must match the installed
 # fio; build.sh checks that first.
@@ -24,7 +25,16 @@ upstream=${FIO_DEBIAN_VERSION%-*}
 src="$dest/fio-$upstream"
 stamp="$src/.zonelab-configured-$FIO_DEBIAN_VERSION"
 if [ -f "$stamp" ]; then echo "$src"; exit 0; fi
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The machine's own Debian archive, as apt uses it (not its security archive).
+apt_mirror() {
+  { grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | sed 's/^URIs:[[:space:]]*//' | tr ' ' '\n'
+    grep -hs '^deb[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+      | sed 's/\[[^]]*\]//' | awk '{print $2}'
+  } | grep -v -e security -e '^$' | head -n1
+}
+mirror=${DEBIAN_MIRROR:-$(apt_mirror)}
+[ -n "$mirror" ] || { echo "fio-source.sh: no Debian archive in apt's sources; set DEBIAN_MIRROR" >&2; exit 1; }
+mirror=${mirror%/}
 pool="$mirror/pool/main/f/fio"
 mkdir -p "$dest"
 dsc="fio_${FIO_DEBIAN_VERSION}.dsc"

@@ -155,20 +155,32 @@ static enum fio_q_status zlf_queue(struct thread_data *td, struct io_u *io_u)
 	return FIO_Q_QUEUED;
 }
 
-/* Moves requests whose deadline has passed to the event list (at most `max`). */
+/* Index of the in-flight request with the earliest deadline (inflight > 0). */
+static unsigned int earliest(const struct zl_job *job)
+{
+	unsigned int i, best = 0;
+
+	for (i = 1; i < job->inflight; i++)
+		if (job->deadline_ns[i] < job->deadline_ns[best])
+			best = i;
+	return best;
+}
+
+/* Moves requests whose deadline has passed to the event list, earliest
+ * deadline first, at most `max` of them. fio often asks for one event at a time
+ * (iodepth_batch_complete_max defaults to 1): taking any due request instead of
+ * the earliest let a request sit unreaped behind newer ones for the whole run. */
 static void reap(struct zl_job *job, uint64_t now_ns, unsigned int max)
 {
-	unsigned int i = 0;
+	while (job->inflight && job->nevents < max) {
+		unsigned int i = earliest(job);
 
-	while (i < job->inflight && job->nevents < max) {
-		if (job->deadline_ns[i] <= now_ns) {
-			job->events[job->nevents++] = job->flight[i];
-			job->inflight--;
-			job->flight[i] = job->flight[job->inflight];
-			job->deadline_ns[i] = job->deadline_ns[job->inflight];
-		} else {
-			i++;
-		}
+		if (job->deadline_ns[i] > now_ns)
+			break;
+		job->events[job->nevents++] = job->flight[i];
+		job->inflight--;
+		job->flight[i] = job->flight[job->inflight];
+		job->deadline_ns[i] = job->deadline_ns[job->inflight];
 	}
 }
 
@@ -178,7 +190,6 @@ static int zlf_getevents(struct thread_data *td, unsigned int min, unsigned int 
 	struct zl_job *job = td->io_ops_data;
 	ZlDevice *dev = job->shared->dev;
 	uint64_t now, next, limit = UINT64_MAX;
-	unsigned int i;
 
 	job->nevents = 0;
 	zl_clock_ns(dev, &now);
@@ -188,10 +199,7 @@ static int zlf_getevents(struct thread_data *td, unsigned int min, unsigned int 
 		reap(job, now, max);
 		if (job->nevents >= min || !job->inflight || now >= limit)
 			break;
-		next = job->deadline_ns[0];
-		for (i = 1; i < job->inflight; i++)
-			if (job->deadline_ns[i] < next)
-				next = job->deadline_ns[i];
+		next = job->deadline_ns[earliest(job)];
 		zl_wait_until(dev, next < limit ? next : limit);
 		zl_clock_ns(dev, &now);
 	}

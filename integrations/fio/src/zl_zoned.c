@@ -17,17 +17,24 @@
 
 #include "zl_fio.h"
 
+/* The device's geometry (see zlf_probe). */
+static int probe_info(struct thread_data *td, ZlDeviceInfo *info)
+{
+	ZlZone *zones;
+
+	return zlf_probe(td, info, &zones);
+}
+
 int zlf_get_file_size(struct thread_data *td, struct fio_file *f)
 {
 	ZlDeviceInfo info;
-	ZlZone *zones;
 	int ret;
 
 	if (fio_file_size_known(f))
 		return 0;
-	ret = zlf_probe(td, &info, &zones);
+	ret = probe_info(td, &info);
 	if (ret) {
-		td_verror(td, -ret, "zonelab device");
+		td_verror(td, -ret, "zonelab: open zl_device");
 		return ret;
 	}
 	f->filetype = FIO_TYPE_BLOCK;
@@ -39,8 +46,7 @@ int zlf_get_file_size(struct thread_data *td, struct fio_file *f)
 int zlf_get_zoned_model(struct thread_data *td, struct fio_file *f, enum zbd_zoned_model *model)
 {
 	ZlDeviceInfo info;
-	ZlZone *zones;
-	int ret = zlf_probe(td, &info, &zones);
+	int ret = probe_info(td, &info);
 
 	(void)f;
 	if (ret)
@@ -116,8 +122,7 @@ int zlf_reset_wp(struct thread_data *td, struct fio_file *f, uint64_t offset, ui
 int zlf_get_max_open_zones(struct thread_data *td, struct fio_file *f, unsigned int *max_open_zones)
 {
 	ZlDeviceInfo info;
-	ZlZone *zones;
-	int ret = zlf_probe(td, &info, &zones);
+	int ret = probe_info(td, &info);
 
 	(void)f;
 	if (ret)
