@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all -- --check
 fi
+# The report test (crates/cli/tests/report_browser.rs) opens the main job's pages in
+# Debian's headless chromium; install it when missing.
+bash scripts/install-chromium.sh
 cargo test --workspace --locked "$@"
 # The fio engine and the NBD server with Debian's tools (integrations/fio,
 # integrations/nbd; docs/fio.md, docs/nbd.md): installs fio, libnbd-bin and the
