@@ -25,6 +25,9 @@ done
 keep=1
 [ -n "$work" ] || { work=$(mktemp -d /tmp/zl-fio.XXXXXX); keep=0; }
 mkdir -p "$work"
+# fio saves verify state files (<job>-<n>-verify.state) in its working directory.
+work=$(cd "$work" && pwd)
+cd "$work"
 fail() { echo "fio smoke: FAILED: $*" >&2; exit 1; }
 jget() { jq -er "$2" "$1"; }  # jget FILE FILTER: a field of a JSON report
 

@@ -28,9 +28,13 @@ if [ -z "$zonelab" ]; then
     (cd "$repo" && cargo build --locked -q -p zonelab-cli) >&2
   fi
 fi
+[ -z "$zonelab" ] || zonelab=$(realpath "$zonelab")
 keep=1
 [ -n "$work" ] || { work=$(mktemp -d /tmp/zl-nbd.XXXXXX); keep=0; }
 mkdir -p "$work"
+# fio saves verify state files (<job>-<n>-verify.state) in its working directory.
+work=$(cd "$work" && pwd)
+cd "$work"
 fail() { echo "nbd smoke: FAILED: $*" >&2; exit 1; }
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; }
