@@ -85,6 +85,15 @@ pub fn run(a: ServeArgs) -> Result<(), String> {
         size_bytes,
         once: a.once,
     };
+    // --stats is opened before serving, so a bad path fails now, not after a session.
+    let mut stats_file = a
+        .stats
+        .as_ref()
+        .map(|path| {
+            std::fs::File::create(path)
+                .map_err(|e| format!("serve: --stats {}: cannot create it: {e}", path.display()))
+        })
+        .transpose()?;
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_signals(stop.clone()).map_err(|e| format!("serve: cannot handle signals: {e}"))?;
     let served = serve(&cfg, stop, |uri, export| {
@@ -105,10 +114,13 @@ pub fn run(a: ServeArgs) -> Result<(), String> {
         .report
         .ok_or_else(|| "serve: the device thread ended before its report".to_string())?;
     let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-    match &a.stats {
-        Some(path) => std::fs::write(path, json + "\n")
-            .map_err(|e| format!("serve: --stats {}: {e}", path.display()))?,
-        None => println!("{json}"),
+    match (&mut stats_file, &a.stats) {
+        (Some(file), Some(path)) => {
+            use std::io::Write;
+            writeln!(file, "{json}")
+                .map_err(|e| format!("serve: --stats {}: {e}", path.display()))?
+        }
+        _ => println!("{json}"),
     }
     Ok(())
 }

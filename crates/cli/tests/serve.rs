@@ -106,6 +106,19 @@ fn bad_serve_input_is_one_clear_line() {
             ],
             &["--socket", "--port"],
         ),
+        (
+            &[
+                "serve",
+                "--nbd",
+                "--device",
+                "ssd-conventional",
+                "--socket",
+                sock,
+                "--stats",
+                "/proc/x/report.json",
+            ],
+            &["--stats /proc/x/report.json: cannot create it"],
+        ),
     ];
     for (args, needles) in cases {
         assert_clean_error(&zonelab(args), needles);
