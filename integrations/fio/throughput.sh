@@ -10,7 +10,8 @@
 # same modelled time as `zonelab bench --runtime` (a device's early transients, such as
 # a write buffer filling or a disk cache draining after the precondition, weigh the
 # same in both); the median of `reps` runs is shown.
-#   throughput.sh [--zonelab PATH] [--runtime S] [--reps N]
+#   throughput.sh [--zonelab PATH] [--runtime S] [--reps N] [--only REGEX]
+# --only runs the workloads whose name matches REGEX (grep -E).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -18,11 +19,13 @@ target=${CARGO_TARGET_DIR:-$repo/target}
 zonelab=$target/release/zonelab
 runtime=2
 reps=3
+only=.
 while [ $# -gt 0 ]; do
   case "$1" in
     --zonelab) zonelab=$2; shift 2 ;;
     --runtime) runtime=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
     *) echo "throughput.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -93,7 +96,11 @@ fio_rate() {  # dilation device rw bs iodepth region holds zoned metric -> fio's
   } > "$work/job.fio"
   fio --output-format=json --output="$work/fio.json" "$work/job.fio" 2> "$work/fio.err" \
     || { echo "fio failed: $(cat "$work/fio.err")" >&2; exit 1; }
-  if [ -n "$server" ]; then kill -TERM "$server"; wait "$server"; fi
+  if [ -n "$server" ]; then
+    kill -TERM "$server"; wait "$server"
+    # fio's nbd engine logs "fio: connected to NBD server" ahead of the JSON.
+    sed -i -n '/^{/,$p' "$work/fio.json"
+  fi
   local dir=read
   case "$rw" in *write*) dir=write ;; esac
   if [ "$metric" = bw ]; then
@@ -109,6 +116,7 @@ echo "| workload | model (zonelab bench) | fio, dilation 1 | share | fio x10, di
 echo "|---|---|---|---|---|---|"
 for w in "${workloads[@]}"; do
   IFS='|' read -r name dev rw bs qd region holds zoned metric <<<"$w"
+  printf '%s\n' "$name" | grep -qE -- "$only" || continue
   m=$(model_rate "$dev" "$rw" "$bs" "$qd" "$region" "$metric")
   f1=$(for _ in $(seq "$reps"); do fio_rate 1 "$dev" "$rw" "$bs" "$qd" "$region" "$holds" "$zoned" "$metric"; done | median)
   f10=$(for _ in $(seq "$reps"); do fio_rate 10 "$dev" "$rw" "$bs" "$qd" "$region" "$holds" "$zoned" "$metric"; done | median)

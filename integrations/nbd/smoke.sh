@@ -93,6 +93,9 @@ for dev in wd100efax conzone-tlc-block ef-smr; do
     --size=8m --iodepth=8 --verify=crc32c --verify_fatal=1 --output-format=json \
     --output="$work/$dev.fio.json" 2> "$work/$dev.fio.err" || fail "fio nbd on $dev: $(cat "$work/$dev.fio.err")"
   stop "$pid"
+  # fio's nbd engine logs "fio: connected to NBD server" into the output file
+  # ahead of the JSON.
+  sed -i -n '/^{/,$p' "$work/$dev.fio.json"
   [ "$(jq '.jobs[0].error' "$work/$dev.fio.json")" = 0 ] || fail "fio reported an error on $dev"
   w=$(jq '.write.bytes' "$work/$dev.json"); r=$(jq '.read.bytes' "$work/$dev.json")
   [ "$w" = $((8 << 20)) ] && [ "$r" = "$w" ] || fail "$dev: wrote $w, read back $r"
