@@ -36,6 +36,9 @@ fn stats(dev: *const ZlDevice) -> serde_json::Value {
             zl_stats_json(dev, c("test").as_ptr(), ptr::null_mut(), 0, &mut needed),
             ZL_OK
         );
+        // The report holds the wall clock (wall_s), so its length can change between
+        // the size query and the call: leave room and read up to the first NUL.
+        needed += 64;
         let mut buf = vec![0u8; needed as usize];
         assert_eq!(
             zl_stats_json(
@@ -47,7 +50,7 @@ fn stats(dev: *const ZlDevice) -> serde_json::Value {
             ),
             ZL_OK
         );
-        let text = CStr::from_bytes_with_nul(&buf).unwrap().to_str().unwrap();
+        let text = CStr::from_bytes_until_nul(&buf).unwrap().to_str().unwrap();
         serde_json::from_str(text).unwrap()
     }
 }
