@@ -70,6 +70,8 @@ pub enum Cmd {
     ProfileHdd(ProfileHddArgs),
     /// Run YCSB on the RocksDB-like LSM-tree over a ZNS SSD + HM-SMR HDD under an HHZS-paper scheme.
     Ycsb(YcsbArgs),
+    /// Export a block-interface device model over NBD, in real time with real bytes.
+    Serve(crate::cmd_serve::ServeArgs),
     /// Run a sweep file: a grid, random or Latin-hypercube design of runs, cached, as Parquet, CSV and an HTML report.
     Sweep(SweepArgs),
     /// Serve sweep runs, one JSON line in, one out (started by `zonelab sweep`).

@@ -8,6 +8,7 @@ mod cmd_devices;
 mod cmd_profile_hdd;
 mod cmd_replay;
 mod cmd_reproduce;
+mod cmd_serve;
 mod cmd_sweep;
 mod cmd_synth;
 mod cmd_ycsb;
@@ -46,6 +47,7 @@ fn main() {
         args::Cmd::Ycsb(a) => cmd_ycsb::run(a),
         args::Cmd::Sweep(a) => cmd_sweep::run(a),
         args::Cmd::SweepWorker => cmd_sweep::serve_worker(),
+        args::Cmd::Serve(a) => cmd_serve::run(a),
     };
     if let Err(msg) = result {
         eprintln!("zonelab: error: {msg}");
