@@ -30,7 +30,9 @@ apt_mirror() {
   { grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | sed 's/^URIs:[[:space:]]*//' | tr ' ' '\n'
     grep -hs '^deb[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
       | sed 's/\[[^]]*\]//' | awk '{print $2}'
-  } | grep -v -e security -e '^$' | head -n1
+  } | grep -v -e security -e '^$' | head -n1 || true
+  # (a missing sources file or head closing the pipe early must not fail the script
+  # under pipefail: the mirror found, if any, is already printed)
 }
 mirror=${DEBIAN_MIRROR:-$(apt_mirror)}
 [ -n "$mirror" ] || { echo "fio-source.sh: no Debian archive in apt's sources; set DEBIAN_MIRROR" >&2; exit 1; }
