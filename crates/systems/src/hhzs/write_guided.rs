@@ -92,12 +92,14 @@ impl WriteGuided {
             .max(self.demand.keys().copied().max().unwrap_or(0))
             + 1;
         let mut allocated = vec![0i64; max_level as usize + 1];
+        // A_i in zones: an SST fits one SSD zone (§3.2), except an intra-L0
+        // output, which RocksDB does not cut at the target size.
         for s in view.ssts.iter().filter(|s| s.device == 0) {
-            allocated[s.level as usize] += 1;
+            allocated[s.level as usize] += s.zones.max(1) as i64;
         }
         let demand_of = |l: u32| {
             if l == 0 {
-                view.wal_zones_on_ssd as i64
+                view.wal_zones as i64
             } else {
                 self.demand(l)
             }
@@ -277,6 +279,7 @@ mod tests {
             file,
             level,
             device,
+            zones: 1,
             reads,
             age_ns: 1_000_000_000,
             compacting: false,
@@ -299,7 +302,7 @@ mod tests {
                 },
             ],
             ssts,
-            wal_zones_on_ssd: wal_zones,
+            wal_zones,
             ..Default::default()
         }
     }
@@ -332,6 +335,7 @@ mod tests {
                 job: 7,
                 sst: 99,
                 level: 2,
+                expected_bytes: 0,
             },
         );
         let v = view(ssts, 2, 2);
@@ -353,6 +357,7 @@ mod tests {
                 job: 7,
                 sst: 100,
                 level: 2,
+                expected_bytes: 0,
             },
         );
         p.on_hint(

@@ -1,0 +1,82 @@
+//! Diagnostic: the level sizes, L0 file count, pending compaction bytes, write-stall
+//! state and running compactions over one HHZS paper load under Bh (docs/hhzs.md,
+//! "Level growth"). Prints one line per `every` records.
+//! `cargo run --release -p zonelab-experiments --example hhzs_level_trace -- [scale] [h] [lines]`
+
+use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
+use zonelab_systems::hhzs::BasicPlacement;
+use zonelab_systems::lsm::{KvOp, OpSource};
+use zonelab_workloads::ycsb::CoreWorkloadSpec;
+
+/// At most `left` operations of `inner`.
+struct Take<'a> {
+    inner: &'a mut dyn OpSource,
+    left: u64,
+}
+
+impl OpSource for Take<'_> {
+    fn next_op(&mut self) -> Option<KvOp> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        self.inner.next_op()
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let scale: f64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(0.05);
+    let h: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(4);
+    let lines: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(60);
+    let setup = HybridSetup::paper(scale);
+    let records = (PAPER_RECORDS as f64 * scale) as u64;
+    let mut db = setup.open(Box::new(BasicPlacement { h })).expect("open");
+    let spec = CoreWorkloadSpec {
+        record_count: records,
+        field_count: 1,
+        field_length_bytes: setup.options.value_bytes,
+        ..CoreWorkloadSpec::default()
+    };
+    let mut load = YcsbOps {
+        inner: spec.load().expect("spec"),
+    };
+    let gib = |b: u64| b as f64 / scale / (1u64 << 30) as f64;
+    println!("records  time_s  L0files  L0_GiB  L1_GiB  L2_GiB  L3_GiB  pending_GiB  state  cause  rate_MiBs  running  delayed_s stopped_s intraL0");
+    let every = records / lines;
+    let (mut delayed, mut stopped, mut intra) = (0.0, 0.0, 0);
+    for k in 1..=lines {
+        let s = db
+            .run_ops(
+                &mut Take {
+                    inner: &mut load,
+                    left: every,
+                },
+                0,
+            )
+            .expect("load");
+        delayed += s.delayed_s;
+        stopped += s.stopped_s;
+        intra += s.intra_l0_compactions;
+        let v = db.version();
+        let wc = db.write_controller();
+        println!(
+            "{:>8} {:>7.0} {:>8} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>12.1}  {:?} {:?} {:>9.2} {:?} {:.0} {:.0} {}",
+            k * every,
+            db.now_ns() as f64 / 1e9,
+            v.levels[0].len(),
+            gib(v.level_bytes(0)),
+            gib(v.level_bytes(1)),
+            gib(v.level_bytes(2)),
+            gib(v.level_bytes(3)),
+            gib(db.pending_compaction_bytes()),
+            wc.state,
+            wc.cause,
+            wc.rate_bytes_per_s as f64 / 1048576.0,
+            db.running_compactions(),
+            delayed,
+            stopped,
+            intra
+        );
+    }
+}
