@@ -51,7 +51,11 @@ pub fn run(a: ReproduceArgs) -> Result<(), String> {
             vec![
                 c.id.clone(),
                 c.paper.to_string(),
-                c.measured.to_string(),
+                match c.spread {
+                    // The median of several draws, with their range.
+                    Some(sp) => format!("{} [{}..{}]", c.measured, sp.min, sp.max),
+                    None => c.measured.to_string(),
+                },
                 c.unit.clone(),
                 if c.holds {
                     "holds".into()

@@ -382,6 +382,18 @@ impl ZoneFileStore {
         Ok(())
     }
 
+    /// The `max_total_wal_size` that keeps the WAL inside the WAL/cache pool
+    /// (§3.2: the pool "ensures that all WAL data can be accommodated in the SSD"):
+    /// live WAL files are one contiguous run of the shared WAL zone stream, so W
+    /// bytes touch at most ⌈W / C⌉ + 1 zones of capacity C, and (P − 1) × C is the
+    /// largest W that never needs more than the pool's P zones. `None` without a
+    /// pool of at least two zones.
+    pub fn wal_limit_for_pool_bytes(&self) -> Option<u64> {
+        let dev = &self.devices[0];
+        let cap = dev.zones.first()?.capacity_bytes;
+        (dev.reserve >= 2).then(|| (dev.reserve as u64 - 1) * cap)
+    }
+
     /// A copy of the store in its current state — devices, files, zones, cache,
     /// migration and policy — so a loaded system can run several workloads.
     pub fn try_clone(&self) -> Result<Self, StorageError> {

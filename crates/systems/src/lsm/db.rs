@@ -320,6 +320,18 @@ impl<S: LsmStorage> LsmDb<S> {
         if self.samples.is_some() {
             self.queue.schedule(start, Ev::Sample);
         }
+        self.drive(ops)
+    }
+
+    /// Goes on with the current phase for `ops` more operations, keeping its
+    /// counters and start, so the summary covers the whole phase: a load stopped at
+    /// several end points is the same simulation as one load to the last of them.
+    pub fn continue_ops(&mut self, ops: &mut dyn OpSource) -> Result<LsmSummary, LsmError> {
+        self.client.step = Step::NextOp;
+        self.drive(ops)
+    }
+
+    fn drive(&mut self, ops: &mut dyn OpSource) -> Result<LsmSummary, LsmError> {
         loop {
             if self.client_runnable() {
                 let t = self.client.time;
@@ -345,7 +357,7 @@ impl<S: LsmStorage> LsmDb<S> {
         let end = self.client.time;
         self.counters.bloom_useful = self.filter_counts.useful;
         self.counters.bloom_false_positives = self.filter_counts.false_positives;
-        Ok(self.counters.summarize(end - start))
+        Ok(self.counters.summarize(end - self.client.phase_start))
     }
 
     /// Runs background work until no flush or compaction is pending; returns the
