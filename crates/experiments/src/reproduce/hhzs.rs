@@ -4,7 +4,10 @@
 //! the loaded state (see `hhzs_eval`).
 
 use super::{ProgressSink, ReproduceError, RunOptions, Target};
-use crate::hhzs_eval::{end_points, run_load_jobs, LoadJob, LoadResult, Scheme, WorkloadJob};
+use crate::hhzs_eval::{
+    end_points, run_load_jobs, LoadJob, LoadResult, Scheme, WorkloadJob, END_POINTS,
+    END_POINT_SPREAD,
+};
 use crate::hhzs_setup::{HybridSetup, PAPER_RECORDS};
 use crate::reproduce_result::{median, Claim, Figure, ReproduceResult, Series};
 use zonelab_engine::time::MIB;
@@ -141,12 +144,6 @@ fn jobs(p: &Plan) -> Vec<LoadJob> {
     }
     out
 }
-
-/// Load end points per scheme (issue 14): claims are judged on the median of the
-/// ratios at these end points, and report their range.
-pub const END_POINTS: usize = 5;
-/// End points lie within ±2 % of the paper's record count.
-pub const END_POINT_SPREAD: f64 = 0.02;
 
 struct Results<'a> {
     jobs: &'a [LoadJob],

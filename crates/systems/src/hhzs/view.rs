@@ -22,7 +22,9 @@ pub struct SstView {
     pub level: u32,
     /// The device holding it (an SST lives on one device).
     pub device: usize,
-    /// Zones it holds there, written or reserved (1 for an SST that fits a zone).
+    /// Its size in SSD zones: the zones it holds on the SSD (written or reserved),
+    /// or would take there (1 for an SST that fits a zone) — what write-guided
+    /// placement counts as the level's allocation (§3.3).
     pub zones: u32,
     pub reads: u64,
     pub age_ns: Ns,

@@ -246,6 +246,9 @@ pub struct ZoneFileStore {
     pub(super) journal: Option<super::journal::Journal>,
     /// SSTs copied whole to another device because theirs ran out of zones.
     pub(super) relocations: RelocationStats,
+    /// WAL bytes written outside the WAL/cache pool while it exists (§3.2 wants
+    /// none).
+    pub(super) wal_outside_pool_bytes: u64,
 }
 
 /// Live bytes per (class, device), sampled at a fixed virtual-time interval.
@@ -349,6 +352,7 @@ impl ZoneFileStore {
             data: None,
             journal: None,
             relocations: RelocationStats::default(),
+            wal_outside_pool_bytes: 0,
         })
     }
 
@@ -380,6 +384,11 @@ impl ZoneFileStore {
         self.cache = caching.then(SsdCache::default);
         self.migration.rate_bytes_per_s = migration_bytes_per_s;
         Ok(())
+    }
+
+    /// WAL bytes written outside the WAL/cache pool (0 without a pool).
+    pub fn wal_outside_pool_bytes(&self) -> u64 {
+        self.wal_outside_pool_bytes
     }
 
     /// The `max_total_wal_size` that keeps the WAL inside the WAL/cache pool
@@ -432,6 +441,7 @@ impl ZoneFileStore {
             data: self.data.clone(),
             journal: None,
             relocations: self.relocations,
+            wal_outside_pool_bytes: self.wal_outside_pool_bytes,
         })
     }
 
@@ -445,7 +455,10 @@ impl ZoneFileStore {
                     file: no,
                     level,
                     device: f.device.unwrap_or_else(|| f.home_device()),
-                    zones: f.zones_held(),
+                    zones: match f.device {
+                        Some(0) => f.zones_held(),
+                        _ => self.zones_needed(0, f.size.max(f.expected_bytes)),
+                    },
                     reads: self.file_reads.get(&no).copied().unwrap_or(0),
                     age_ns: now.saturating_sub(f.created_ns),
                     compacting: f.compacting,
@@ -947,6 +960,9 @@ impl ZoneFileStore {
             }
             if kind == FileKind::Wal {
                 self.devices[d].wal_zones.insert(z);
+                if self.devices[0].reserve > 0 && (d != 0 || z >= self.devices[0].reserve) {
+                    self.wal_outside_pool_bytes += physical;
+                }
             }
             self.traffic[d].written_bytes += physical;
             self.written
