@@ -1,10 +1,11 @@
 //! Diagnostic: the level sizes, L0 file count, pending compaction bytes, write-stall
-//! state and running compactions over one HHZS paper load under Bh (docs/hhzs.md,
-//! "Level growth"). Prints one line per `every` records.
-//! `cargo run --release -p zonelab-experiments --example hhzs_level_trace -- [scale] [h] [lines]`
+//! state and running compactions over one HHZS paper load under a scheme
+//! (docs/hhzs.md, "Level growth"), one line per `records / lines` records, then the
+//! share of each class's bytes written to the SSD.
+//! `cargo run --release -p zonelab-experiments --example hhzs_level_trace -- [scale] [scheme] [lines]`
 
+use zonelab_experiments::hhzs_eval::{open_scheme, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
-use zonelab_systems::hhzs::BasicPlacement;
 use zonelab_systems::lsm::{KvOp, OpSource};
 use zonelab_workloads::ycsb::CoreWorkloadSpec;
 
@@ -27,11 +28,14 @@ impl OpSource for Take<'_> {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let scale: f64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(0.05);
-    let h: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(4);
+    let scheme: Scheme = args
+        .get(2)
+        .map(|s| s.parse().expect("scheme"))
+        .unwrap_or(Scheme::Basic(4));
     let lines: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(60);
     let setup = HybridSetup::paper(scale);
     let records = (PAPER_RECORDS as f64 * scale) as u64;
-    let mut db = setup.open(Box::new(BasicPlacement { h })).expect("open");
+    let mut db = open_scheme(&setup, scheme).expect("open");
     let spec = CoreWorkloadSpec {
         record_count: records,
         field_count: 1,
@@ -79,4 +83,20 @@ fn main() {
             intra
         );
     }
+    let store = db.storage();
+    let mut shares = Vec::new();
+    for (class, per_dev) in store.written_by_class() {
+        let all: u64 = per_dev.iter().sum();
+        shares.push(format!(
+            "{class:?} {:.0}% of {:.1} GiB",
+            100.0 * per_dev[0] as f64 / all.max(1) as f64,
+            all as f64 / scale / (1u64 << 30) as f64
+        ));
+    }
+    println!("written to the SSD: {}", shares.join(", "));
+    println!(
+        "relocated SSTs {}, WAL outside the pool {} B",
+        store.relocations().ssts,
+        store.wal_outside_pool_bytes()
+    );
 }

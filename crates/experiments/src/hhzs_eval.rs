@@ -42,6 +42,12 @@ fn store_config(scheme: Scheme) -> (u32, bool, u64) {
     )
 }
 
+/// An empty database on `setup` under `scheme` with the store it implies (§4.1).
+pub fn open_scheme(setup: &HybridSetup, scheme: Scheme) -> Result<LsmDb<ZoneFileStore>, String> {
+    let (reserve, caching, rate) = store_config(scheme);
+    setup.open_configured(scheme.policy(), reserve, caching, rate)
+}
+
 /// A workload run from the loaded state.
 #[derive(Debug, Clone)]
 pub struct WorkloadJob {
@@ -170,10 +176,7 @@ pub fn run_load_job_at(
     };
     let mut setup = base.clone();
     setup.ssd_zones = job.ssd_zones;
-    let (reserve, caching, rate) = store_config(job.scheme);
-    let mut db = setup
-        .open_configured(job.scheme.policy(), reserve, caching, rate)
-        .map_err(ctx)?;
+    let mut db = open_scheme(&setup, job.scheme).map_err(ctx)?;
     let most = ends.iter().map(|e| e.records).max().unwrap_or(0);
     let load_spec = CoreWorkloadSpec {
         record_count: most,
