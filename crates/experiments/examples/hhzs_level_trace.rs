@@ -2,7 +2,9 @@
 //! state and running compactions over one HHZS paper load under a scheme
 //! (docs/hhzs.md, "Level growth"), one line per `records / lines` records, then the
 //! share of each class's bytes written to the SSD.
-//! `cargo run --release -p zonelab-experiments --example hhzs_level_trace -- [scale] [scheme] [lines]`
+//! `cargo run --release -p zonelab-experiments --example hhzs_level_trace -- [scale] [scheme] [lines] [ablation]`
+//! with ablation `no-pending-limits` (soft and hard pending-compaction limits off) or
+//! `no-l0-limits` (L0 slowdown and stop triggers at 1,000 files).
 
 use zonelab_experiments::hhzs_eval::{open_scheme, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
@@ -33,7 +35,19 @@ fn main() {
         .map(|s| s.parse().expect("scheme"))
         .unwrap_or(Scheme::Basic(4));
     let lines: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(60);
-    let setup = HybridSetup::paper(scale);
+    let mut setup = HybridSetup::paper(scale);
+    match args.get(4).map(String::as_str) {
+        None => {}
+        Some("no-pending-limits") => {
+            setup.options.soft_pending_compaction_bytes = 0;
+            setup.options.hard_pending_compaction_bytes = 0;
+        }
+        Some("no-l0-limits") => {
+            setup.options.l0_slowdown_trigger_files = 1000;
+            setup.options.l0_stop_trigger_files = 1000;
+        }
+        Some(other) => panic!("unknown ablation `{other}` (no-pending-limits, no-l0-limits)"),
+    }
     let records = (PAPER_RECORDS as f64 * scale) as u64;
     let mut db = open_scheme(&setup, scheme).expect("open");
     let spec = CoreWorkloadSpec {
