@@ -234,6 +234,10 @@ fn run_workloads(
         }
         let store = db.storage().try_clone().map_err(|e| e.to_string())?;
         let mut fork: LsmDb<ZoneFileStore> = db.fork_with(store);
+        // `ycsb run` is a process of its own after `ycsb load` (H2Zone's scripts):
+        // RocksDB and HHZS are closed and opened again before the workload.
+        fork.reopen()
+            .map_err(|e| format!("{}: reopen: {e}", w.id))?;
         if let Some(rate) = w.migration_bytes_per_s {
             fork.storage_mut().set_migration_rate(rate);
         }

@@ -776,6 +776,29 @@ impl Target for HhzsTarget {
                 w4.cache_metadata_bytes as f64 / (1024.0 * 1024.0)
             ));
         }
+        let relocated: u64 = all.iter().flatten().map(|x| x.relocations.ssts).sum();
+        let wal_out: Vec<String> = jobs
+            .iter()
+            .zip(&all)
+            .filter(|(j, _)| j.ssd_zones == 20 && j.scheme.store().wal_cache_pool)
+            .map(|(j, res)| {
+                let out: u64 = res
+                    .iter()
+                    .map(|x| x.wal_outside_pool_bytes)
+                    .max()
+                    .unwrap_or(0);
+                let wal = res.iter().map(|x| x.load.wal_bytes).max().unwrap_or(0);
+                format!(
+                    "{} {:.2} %",
+                    j.scheme.name(),
+                    100.0 * out as f64 / wal.max(1) as f64
+                )
+            })
+            .collect();
+        notes.push(format!(
+            "SSTs relocated whole because their device ran out of zones, all loads: {relocated}; WAL bytes written outside the WAL/cache pool during the load (worst end point): {}.",
+            wal_out.join(", ")
+        ));
         for (job, res) in jobs.iter().zip(&all).filter(|(j, _)| j.ssd_zones == 20) {
             let ops: Vec<f64> = res.iter().map(|x| x.load.ops_per_s).collect();
             let secs: Vec<f64> = res.iter().map(|x| x.load.elapsed_s).collect();

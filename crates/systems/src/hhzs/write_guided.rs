@@ -183,6 +183,11 @@ impl PlacementPolicy for WriteGuided {
         }
     }
 
+    fn remount(&mut self) {
+        self.demand.clear();
+        self.jobs.clear();
+    }
+
     fn on_hint(&mut self, _now: Ns, hint: &Hint) {
         match hint {
             Hint::CompactionStarted {

@@ -386,6 +386,36 @@ impl ZoneFileStore {
         Ok(())
     }
 
+    /// The file system mounted again with its files (a new process): what HHZS
+    /// keeps only in memory is gone — the SSD cache's mapping (so its zones are
+    /// reset, §3.5), a migration in progress, which SSTs running compactions hold,
+    /// the policy's storage demands, and the SSTs' read counts (§3.4; read rates
+    /// count from the mount). Files, zones and devices stay.
+    pub fn remount(&mut self, now: Ns) -> Result<(), StorageError> {
+        if let Some(task) = self.migration.task.take() {
+            self.migration.stats.cancelled += 1;
+            self.delete_internal(now, task.shadow)?;
+        }
+        let zones: Vec<u32> = self
+            .cache
+            .as_ref()
+            .map(|c| c.fifo.iter().map(|z| z.0).collect())
+            .unwrap_or_default();
+        for _ in &zones {
+            self.evict_oldest_cache_zone(now)?;
+        }
+        for f in self.files.values_mut() {
+            f.compacting = false;
+            f.created_ns = now;
+        }
+        self.file_reads.clear();
+        self.policy.remount();
+        let hdd = self.traffic.get(1).map_or(0, |t| t.point_reads);
+        self.tick_baseline = (now, hdd, self.traffic[0].written_bytes);
+        self.next_policy_tick_ns = now;
+        Ok(())
+    }
+
     /// WAL bytes written outside the WAL/cache pool (0 without a pool).
     pub fn wal_outside_pool_bytes(&self) -> u64 {
         self.wal_outside_pool_bytes
@@ -821,6 +851,12 @@ impl LsmStorage for ZoneFileStore {
 
     fn tier_of(&self, file: FileNo) -> usize {
         self.device_of(file).unwrap_or(0)
+    }
+
+    fn reopened(&mut self, now: Ns) {
+        // A device error while dropping the cache only leaves zones to be reset
+        // later; the files are intact.
+        let _ = self.remount(now);
     }
 
     fn hint(&mut self, now: Ns, hint: &Hint) {

@@ -17,6 +17,8 @@ use super::read_plan::{plan_get, plan_scan, FilterCounts, Probe};
 use super::stall::{StallInputs, StallState, WriteController};
 use super::stats::{LevelSamples, LsmCounters, LsmSummary};
 use super::version::{Sst, Version};
+mod reopen;
+
 use std::sync::Arc;
 use thiserror::Error;
 use zonelab_engine::{EventQueue, Ns};

@@ -96,4 +96,8 @@ pub trait LsmStorage {
     fn tier_of(&self, _file: FileNo) -> usize {
         0
     }
+    /// The LSM-tree was closed and opened in a new process (its files stay): a
+    /// file system mounted with it loses its in-memory state. The default keeps
+    /// everything.
+    fn reopened(&mut self, _now: Ns) {}
 }
