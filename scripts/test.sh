@@ -12,6 +12,14 @@ fi
 # Debian's headless chromium; install it when missing.
 bash scripts/install-chromium.sh
 cargo test --workspace --locked "$@"
+# The Python package (python/, docs/python.md): builds its wheel into a venv under
+# the target dir (Python deps from PyPI: python/requirements-test.txt) and runs its
+# pytest tests against the CLI, Ray ones on a local Ray. ZONELAB_SKIP_PYTHON=1 skips.
+if [ "${ZONELAB_SKIP_PYTHON:-0}" != 1 ]; then
+  python_started_s=$SECONDS
+  bash scripts/python-test.sh
+  echo "scripts/test.sh: the Python part took $((SECONDS - python_started_s)) s"
+fi
 # The RocksDB plugin (integrations/rocksdb, docs/rocksdb.md): installs Debian's
 # librocksdb-dev and rocksdb-tools if missing (as root), builds the plugin, runs Debian's
 # db_bench on hhzs:// (smoke test, under a minute) and the kill -9 crash test (under two

@@ -12,6 +12,7 @@ mod hhzs_motivation;
 pub mod main_job;
 mod mios;
 mod mios_extra;
+mod mios_load;
 mod mios_more;
 mod mu_rmw;
 mod mu_rmw_runs;
