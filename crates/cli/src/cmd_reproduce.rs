@@ -154,7 +154,11 @@ fn print_claims(result: &ReproduceResult) {
             vec![
                 c.id.clone(),
                 c.paper.to_string(),
-                c.measured.to_string(),
+                match c.spread {
+                    // The median of several draws, with their range.
+                    Some(sp) => format!("{} [{}..{}]", c.measured, sp.min, sp.max),
+                    None => c.measured.to_string(),
+                },
                 c.unit.clone(),
                 if c.holds {
                     "holds".into()

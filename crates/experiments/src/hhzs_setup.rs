@@ -76,7 +76,12 @@ impl HybridSetup {
                 .configure_hhzs(wal_cache_zones, caching, migration_bytes_per_s)
                 .map_err(|e| e.to_string())?;
         }
-        LsmDb::new(self.options.clone(), store).map_err(|e| e.to_string())
+        // RocksDB's `max_total_wal_size` sized to the WAL/cache pool (§3.2, §4.1).
+        let mut options = self.options.clone();
+        if let Some(limit) = store.wal_limit_for_pool_bytes() {
+            options.max_total_wal_bytes = limit;
+        }
+        LsmDb::new(options, store).map_err(|e| e.to_string())
     }
 }
 
@@ -106,6 +111,22 @@ impl<I: Iterator<Item = YcsbOp>> OpSource for YcsbOps<I> {
                 len,
             },
         })
+    }
+}
+
+/// At most `left` operations of `inner` (a load stopped at an end point).
+pub struct TakeOps<'a> {
+    pub inner: &'a mut dyn OpSource,
+    pub left: u64,
+}
+
+impl OpSource for TakeOps<'_> {
+    fn next_op(&mut self) -> Option<KvOp> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        self.inner.next_op()
     }
 }
 
