@@ -217,6 +217,21 @@ impl ConZonePlus {
         NamespaceView { dev: self, ns }
     }
 
+    /// Identity and geometry of namespace `ns` (0 metadata, 1 data).
+    pub fn namespace_info(&self, ns: u8) -> &DeviceInfo {
+        if ns == META_NS {
+            self.meta.info()
+        } else {
+            self.data.device_ref().info()
+        }
+    }
+
+    /// Statistics of namespace `ns`: its own host counters and controller state,
+    /// the shared medium's media counters and utilisation.
+    pub fn namespace_stats(&self, ns: u8, elapsed_ns: Ns) -> DeviceStats {
+        stats_of(self, ns, elapsed_ns)
+    }
+
     /// Empties the shared volatile L2P cache, as a power cycle does.
     pub fn drop_l2p_cache(&mut self) {
         self.cache.clear();
