@@ -557,6 +557,8 @@ impl Device for FtlSsd {
             gc_runs: s.gc_runs,
             gc_copied_bytes: s.gc_copied_bytes,
             erases: s.erases,
+            // Host data of the program unit being filled: only in the DRAM buffer.
+            buffered_write_bytes: self.map.staged_units(HOST) as u64 * UNIT_BYTES,
             ..Default::default()
         };
         add_utilisation(&mut st, &self.flash, &self.ctl, elapsed_ns);
