@@ -190,6 +190,10 @@ pub struct FsSim<'a> {
     next_sample_ns: Ns,
     ckpt_image: CheckpointImage,
     pub now_ns: Ns,
+    /// Foreground GC rounds a writer has run since it last found enough free
+    /// space; bounded so a file system full of valid data fails with `NoSpace`
+    /// (as F2FS's writes get ENOSPC) instead of cleaning forever.
+    fg_rounds_in_a_row: u64,
 }
 
 impl<'a> FsSim<'a> {
@@ -217,6 +221,7 @@ impl<'a> FsSim<'a> {
             next_sample_ns: 0,
             ckpt_image: CheckpointImage::default(),
             now_ns: 0,
+            fg_rounds_in_a_row: 0,
         };
         let gc = s.add_actor(Role::GcThread, 0);
         s.actors[gc].steps.push_back(Step::GcWake);
@@ -465,9 +470,25 @@ impl<'a> FsSim<'a> {
                 // Sections a foreground GC emptied count as freed (f2fs_gc's
                 // `sec_freed`) until the checkpoint turns them free.
                 v.free_sections += self.fs.sit.prefree_segments() / self.fs.geo.usable_segs_per_sec;
-                if self.policy.needs_foreground(&v)
-                    && self.fs.select_victim(VictimRule::Greedy, None).is_some()
-                {
+                let must_clean = self.policy.needs_foreground(&v)
+                    && self.fs.select_victim(VictimRule::Greedy, None).is_some();
+                if !must_clean {
+                    self.fg_rounds_in_a_row = 0;
+                } else {
+                    self.fg_rounds_in_a_row += 1;
+                    // Every section cleaned twice over without reaching the free
+                    // target: the valid data leaves no room.
+                    if self.fg_rounds_in_a_row > 2 * v.total_sections as u64 {
+                        return Err(FsError::NoSpace(format!(
+                            "foreground GC ran {} rounds without freeing enough sections ({} free of {}, {} reserved)",
+                            self.fg_rounds_in_a_row - 1,
+                            v.free_sections,
+                            v.total_sections,
+                            v.reserved_sections
+                        )));
+                    }
+                }
+                if must_clean {
                     let round = GcRound {
                         rule: VictimRule::Greedy,
                         segments: None,
