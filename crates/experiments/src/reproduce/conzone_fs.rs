@@ -57,7 +57,6 @@ pub(super) struct DeviceSummary {
     pub premature_flushes: u64,
     /// Regular-block (TLC/QLC) GC runs of a block data namespace.
     pub regular_gc_runs: u64,
-    pub slc_gc_runs: u64,
     pub migrations: u64,
     pub migrated_pages: u64,
     pub slc_direct_erases: u64,
@@ -75,7 +74,6 @@ pub(super) struct FsRun {
     /// Set when the run stopped on an error (e.g. the file system ran out of
     /// space), with what was done until then.
     pub failed: Option<String>,
-    pub end_ns: Ns,
 }
 
 /// A fresh ConZone+ device of `profile` after `tweak`.
@@ -109,7 +107,6 @@ pub(super) fn summarize(st: &dyn FsStorage, end: Ns) -> DeviceSummary {
         },
         premature_flushes: c("premature_flushes"),
         regular_gc_runs: c("regular_gc_runs"),
-        slc_gc_runs: c("slc_gc_runs"),
         migrations: c("migrations"),
         migrated_pages: c("migrated_pages"),
         slc_direct_erases: c("slc_direct_erases"),
@@ -179,7 +176,6 @@ pub(super) fn run_phases(
         dev: summarize(st, end),
         samples,
         failed,
-        end_ns: end,
     })
 }
 
