@@ -53,11 +53,15 @@ fn conzone_small_scale_is_deterministic_and_keeps_the_papers_directions() {
     ] {
         assert!(ids.contains(&id), "{id} missing");
     }
-    // Fig. 9(a): page-mapping miss rate rises with the range; hybrid stays cached.
+    // Fig. 9(a): page-mapping miss rate rises with the range; hybrid mapping
+    // misses only its few compulsory coarse entries (reads start from a cold cache).
     let miss = series(&r, "fig9a_miss_rate", "page mapping");
     assert!(miss[0].1 < miss[1].1 && miss[1].1 < miss[2].1, "{miss:?}");
     let hybrid_miss = series(&r, "fig9a_miss_rate", "hybrid mapping");
-    assert!(hybrid_miss.iter().all(|p| p.1 < 1.0), "{hybrid_miss:?}");
+    assert!(
+        hybrid_miss[2].1 * 10.0 < miss[2].1,
+        "{hybrid_miss:?} vs {miss:?}"
+    );
     let page = series(&r, "fig9a_kiops", "page mapping");
     let hybrid = series(&r, "fig9a_kiops", "hybrid mapping");
     assert!(page[2].1 < page[0].1);
