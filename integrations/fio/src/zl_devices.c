@@ -296,14 +296,32 @@ struct zl_shared *zlf_acquire(struct thread_data *td)
 /* Writes the device's JSON report where zl_stats says (stderr by default). */
 static void write_report(struct zl_shared *s)
 {
-	uint64_t needed = 0;
-	char *buf;
+	uint64_t needed = 0, cap;
+	char *buf = NULL;
 	FILE *out;
+	int tries;
 
 	if (zl_stats_json(s->dev, "fio", NULL, 0, &needed) != ZL_OK || !needed)
 		return;
-	buf = malloc(needed);
-	if (!buf || zl_stats_json(s->dev, "fio", buf, needed, &needed) != ZL_OK) {
+	/*
+	 * The report holds the wall time, so it can grow between the call that sizes
+	 * it and the one that fills it; zl_stats_json then copies nothing and only
+	 * updates needed. Leave room and retry until it fits, so the file never gets
+	 * an unfilled buffer.
+	 */
+	for (tries = 0; tries < 4; tries++) {
+		cap = needed + 256;
+		free(buf);
+		buf = malloc(cap);
+		if (!buf || zl_stats_json(s->dev, "fio", buf, cap, &needed) != ZL_OK) {
+			free(buf);
+			return;
+		}
+		if (needed <= cap)
+			break;
+	}
+	if (needed > cap) {
+		log_err("zonelab: the report of %s kept growing; not written\n", s->spec.device);
 		free(buf);
 		return;
 	}
