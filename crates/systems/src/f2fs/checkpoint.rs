@@ -49,34 +49,18 @@ impl F2fs {
     ) -> Result<Ns, FsError> {
         let copy = self.cp_epoch % 2;
         let mut lbas = Vec::new();
-        let nids = self.nat.dirty_nids();
-        if nids.len() > NAT_JOURNAL_ENTRIES {
-            let mut blocks: Vec<u64> = nids
-                .iter()
-                .map(|&n| (n / NAT_ENTRIES_PER_BLOCK) as u64)
-                .collect();
-            blocks.sort_unstable();
-            blocks.dedup();
-            lbas.extend(
-                blocks
-                    .iter()
-                    .map(|b| self.meta.nat_lba + copy * self.meta.nat_blocks + b),
-            );
-        }
-        let segs = self.sit.dirty_segments();
-        if segs.len() > SIT_JOURNAL_ENTRIES {
-            let mut blocks: Vec<u64> = segs
-                .iter()
-                .map(|&s| (s / SIT_ENTRIES_PER_BLOCK) as u64)
-                .collect();
-            blocks.sort_unstable();
-            blocks.dedup();
-            lbas.extend(
-                blocks
-                    .iter()
-                    .map(|b| self.meta.sit_lba + copy * self.meta.sit_blocks + b),
-            );
-        }
+        lbas.extend(dirty_table_blocks(
+            self.nat.dirty_nids(),
+            NAT_JOURNAL_ENTRIES,
+            NAT_ENTRIES_PER_BLOCK,
+            self.meta.nat_lba + copy * self.meta.nat_blocks,
+        ));
+        lbas.extend(dirty_table_blocks(
+            self.sit.dirty_segments(),
+            SIT_JOURNAL_ENTRIES,
+            SIT_ENTRIES_PER_BLOCK,
+            self.meta.sit_lba + copy * self.meta.sit_blocks,
+        ));
         let mut closed = self.logs.take_closed();
         closed.sort_unstable();
         closed.dedup();
@@ -155,4 +139,25 @@ impl F2fs {
             self.geo.usable_segments() as u64 * self.cfg.reclaim_prefree_percent as u64 / 100;
         self.sit.prefree_segments() as u64 > limit
     }
+}
+
+/// The table blocks (NAT or SIT) a checkpoint writes for its dirty entries, as LBAs
+/// of the copy starting at `copy_lba`: none while the summary journal holds them
+/// (up to `journal_entries`), else each block holding a dirty entry, once, in order.
+fn dirty_table_blocks(
+    dirty_entries: &[u32],
+    journal_entries: usize,
+    entries_per_block: u32,
+    copy_lba: u64,
+) -> Vec<u64> {
+    if dirty_entries.len() <= journal_entries {
+        return Vec::new();
+    }
+    let mut blocks: Vec<u64> = dirty_entries
+        .iter()
+        .map(|&e| copy_lba + (e / entries_per_block) as u64)
+        .collect();
+    blocks.sort_unstable();
+    blocks.dedup();
+    blocks
 }
