@@ -4,6 +4,7 @@
 //! occupies the channel for the transfer in and then the die for tPROG; an erase
 //! occupies the die. Firmware on top decides what to read, program and erase.
 
+use crate::die_queue::{DieOp, DieQueue, DieQueueCounters, DieScheduling, OpId};
 use serde::{Deserialize, Serialize};
 use zonelab_engine::{transfer_ns, GapTimeline, Ns, Timeline};
 
@@ -97,6 +98,15 @@ pub struct FlashArray {
     channels: Vec<GapTimeline>,
     /// Dies run their operations in the order they are booked (a per-die queue).
     dies: Vec<Timeline>,
+    /// With read-first scheduling (`die_queue.rs`), the dies' queues replace `dies`.
+    scheduled: Option<Box<Scheduled>>,
+}
+
+#[derive(Debug, Clone)]
+struct Scheduled {
+    params: DieScheduling,
+    queues: Vec<DieQueue>,
+    counters: DieQueueCounters,
 }
 
 impl FlashArray {
@@ -104,8 +114,54 @@ impl FlashArray {
         Self {
             channels: vec![GapTimeline::new(); geometry.channels as usize],
             dies: vec![Timeline::new(); geometry.dies() as usize],
+            scheduled: None,
             geometry,
             timings,
+        }
+    }
+
+    /// Serves host reads first and suspends programs / erases for them as `s`
+    /// says (call before any operation is booked). Without it, every die runs
+    /// its operations in booking order.
+    pub fn set_scheduling(&mut self, s: DieScheduling) {
+        self.scheduled = s.read_first.then(|| {
+            Box::new(Scheduled {
+                params: s,
+                queues: vec![DieQueue::new(); self.dies.len()],
+                counters: DieQueueCounters::default(),
+            })
+        });
+    }
+
+    /// The die scheduler's counters (all zero without read-first scheduling).
+    pub fn scheduling_counters(&self) -> DieQueueCounters {
+        self.scheduled
+            .as_ref()
+            .map_or_else(DieQueueCounters::default, |s| s.counters)
+    }
+
+    /// The operation booked last on `die`, to ask [`current_end_ns`](Self::current_end_ns)
+    /// about later; `None` without read-first scheduling (booked ends never move).
+    pub fn last_booked(&self, die: u32) -> Option<OpId> {
+        self.scheduled
+            .as_ref()
+            .map(|s| s.queues[die as usize].last_booked())
+    }
+
+    /// When operation `id` on `die` ends now (reads put before it push it back);
+    /// `None` once it is over or without read-first scheduling.
+    pub fn current_end_ns(&self, die: u32, id: OpId) -> Option<Ns> {
+        self.scheduled
+            .as_ref()
+            .and_then(|s| s.queues[die as usize].end_of(id))
+    }
+
+    /// Books `duration_ns` of `op` on `die` in booking order; returns its end.
+    #[inline]
+    fn book_die(&mut self, ready_ns: Ns, die: u32, duration_ns: Ns, op: DieOp) -> Ns {
+        match self.scheduled.as_mut() {
+            Some(s) => s.queues[die as usize].book(ready_ns, duration_ns, op).1,
+            None => self.dies[die as usize].reserve(ready_ns, duration_ns).1,
         }
     }
 
@@ -115,12 +171,20 @@ impl FlashArray {
         for c in &mut self.channels {
             c.forget_before(now_ns);
         }
+        if let Some(s) = self.scheduled.as_mut() {
+            for q in &mut s.queues {
+                q.forget_before(now_ns);
+            }
+        }
     }
 
     /// Time the die is next free.
     #[inline]
     pub fn die_free_at_ns(&self, die: u32) -> Ns {
-        self.dies[die as usize].free_at_ns()
+        match self.scheduled.as_ref() {
+            Some(s) => s.queues[die as usize].free_at_ns(),
+            None => self.dies[die as usize].free_at_ns(),
+        }
     }
 
     /// Reads `bytes` (at most one page per plane) from `die`: tR on the die, then the
@@ -135,10 +199,32 @@ impl FlashArray {
     #[inline]
     pub fn read_with(&mut self, ready_ns: Ns, die: u32, bytes: u64, read_ns: Ns) -> Ns {
         let ch = self.geometry.channel_of_die(die) as usize;
-        let (_, sensed) = self.dies[die as usize].reserve(ready_ns, read_ns);
+        let sensed = self.book_die(ready_ns, die, read_ns, DieOp::Read);
         let (_, out) =
             self.channels[ch].reserve(sensed, transfer_ns(bytes, self.timings.channel_bytes_per_s));
-        self.dies[die as usize].hold_until(out);
+        match self.scheduled.as_mut() {
+            Some(s) => s.queues[die as usize].hold_last_until(out),
+            None => self.dies[die as usize].hold_until(out),
+        }
+        out
+    }
+
+    /// A host read: as [`read_with`](Self::read_with), but with read-first
+    /// scheduling it goes before programs and erases not yet started on the die
+    /// and may suspend the one in progress.
+    #[inline]
+    pub fn host_read_with(&mut self, ready_ns: Ns, die: u32, bytes: u64, read_ns: Ns) -> Ns {
+        let Some(s) = self.scheduled.as_mut() else {
+            return self.read_with(ready_ns, die, bytes, read_ns);
+        };
+        let ch = self.geometry.channel_of_die(die) as usize;
+        let q = &mut s.queues[die as usize];
+        let plan = q.plan_read(ready_ns, &s.params);
+        let (_, out) = self.channels[ch].reserve(
+            plan.start_ns + read_ns,
+            transfer_ns(bytes, self.timings.channel_bytes_per_s),
+        );
+        q.commit_read(plan, out, &s.params, &mut s.counters);
         out
     }
 
@@ -158,16 +244,13 @@ impl FlashArray {
             ready_ns,
             transfer_ns(bytes, self.timings.channel_bytes_per_s),
         );
-        let (_, done) = self.dies[die as usize].reserve(loaded, program_ns);
-        done
+        self.book_die(loaded, die, program_ns, DieOp::Program)
     }
 
     /// Erases one block (all planes when multi-plane) on `die`.
     #[inline]
     pub fn erase(&mut self, ready_ns: Ns, die: u32) -> Ns {
-        self.dies[die as usize]
-            .reserve(ready_ns, self.timings.erase_ns)
-            .1
+        self.book_die(ready_ns, die, self.timings.erase_ns, DieOp::Erase)
     }
 
     /// Moves data between two dies through the controller (GC copy): read on the
@@ -189,7 +272,10 @@ impl FlashArray {
                 self.channels.iter().map(|t| t.busy_ns()).sum(),
                 self.channels.len(),
             ),
-            die_busy_fraction: mean(self.dies.iter().map(|t| t.busy_ns()).sum(), self.dies.len()),
+            die_busy_fraction: match self.scheduled.as_ref() {
+                Some(s) => mean(s.queues.iter().map(|q| q.busy_ns()).sum(), s.queues.len()),
+                None => mean(self.dies.iter().map(|t| t.busy_ns()).sum(), self.dies.len()),
+            },
         }
     }
 }

@@ -41,13 +41,31 @@
 //!   access; the rest read from flash, one tR per multi-plane page that the request
 //!   touches (consecutive units of one page are grouped), then the channel
 //!   transfer of the requested bytes.
+//! - **Read-first scheduling and program/erase suspension** (optional
+//!   `[scheduling]`, `ftl/scheduling.rs` + `zonelab_media::die_queue`): host reads
+//!   go before programs and erases not yet started on their die and may suspend
+//!   the one in progress; GC and fold reads stay first-come first-served.
+//! - **Demand-paged mapping cache** (optional `[mapping_cache]`,
+//!   `ftl/map_cache.rs`, DFTL): only part of the map is cached; a miss reads a
+//!   translation page before the data, dirty evictions are written back and
+//!   count in WAF.
 //! - **Payloads**, when given, are stored per *physical* slot, so GC moves them and
 //!   reading them back through the mapping checks the mapping.
 
 #[path = "ftl/gc.rs"]
 mod gc;
+#[path = "ftl/map_cache.rs"]
+mod map_cache;
+#[cfg(test)]
+#[path = "ftl/map_cache_tests.rs"]
+mod map_cache_tests;
 #[path = "ftl/mapping.rs"]
 mod mapping;
+#[path = "ftl/scheduling.rs"]
+mod scheduling;
+#[cfg(test)]
+#[path = "ftl/scheduling_tests.rs"]
+mod scheduling_tests;
 #[path = "ftl/slc_cache.rs"]
 mod slc_cache;
 #[cfg(test)]
@@ -66,7 +84,10 @@ use crate::device::{check_block_range, check_payload, Device, DeviceInfo, Device
 use crate::error::DeviceError;
 use crate::profile::{parse_as, ProfileError, ProfileSource, Validator};
 use gc::{Collector, GcOutcome, GcParams};
+use map_cache::MapCache;
+pub use map_cache::MappingCacheSection;
 use mapping::{Layout, Mapping, HOST, NONE};
+pub use scheduling::SchedulingSection;
 use serde::Deserialize;
 use slc_cache::SlcCache;
 pub use slc_cache::{FoldPolicy, SlcCacheSection};
@@ -90,6 +111,14 @@ pub struct FtlSsdProfile {
     /// An SLC write cache (`ftl/slc_cache.rs`); absent: none.
     #[serde(default)]
     pub slc_cache: Option<SlcCacheSection>,
+    /// Read-first die scheduling and program/erase suspension
+    /// (`ftl/scheduling.rs`); absent: dies serve work in booking order.
+    #[serde(default)]
+    pub scheduling: Option<SchedulingSection>,
+    /// A demand-paged mapping cache (`ftl/map_cache.rs`); absent: the whole
+    /// page map is in controller DRAM.
+    #[serde(default)]
+    pub mapping_cache: Option<MappingCacheSection>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -158,6 +187,10 @@ pub struct FtlSsd {
     collector: Collector,
     gc: GcParams,
     slc: Option<SlcCache>,
+    /// Read-first die scheduling is on (its counters are reported).
+    scheduling_on: bool,
+    /// Demand-paged mapping cache; `None`: the whole map is in DRAM.
+    map_cache: Option<MapCache>,
     /// When the drive last had host work to do (the latest host completion or
     /// buffered program): idle time, for background work, is counted from here.
     busy_until_ns: Ns,
@@ -276,6 +309,14 @@ impl FtlSsd {
             }
             None => None,
         };
+        let map_cache = match &p.mapping_cache {
+            Some(section) => Some(section.validate(&v, logical_units, f.page_kib)?),
+            None => None,
+        };
+        let die_scheduling = match &p.scheduling {
+            Some(section) => Some(section.validate(&v)?),
+            None => None,
+        };
         let geometry = f.geometry(superblocks as u32);
         debug_assert_eq!(geometry.program_unit_bytes(), program_unit_bytes);
         let layout = Layout {
@@ -294,9 +335,13 @@ impl FtlSsd {
             capacity_blocks: logical_units,
             zoned: None,
         };
+        let mut flash = FlashArray::new(geometry, f.timings());
+        if let Some(s) = die_scheduling {
+            flash.set_scheduling(s);
+        }
         Ok(Self {
             info,
-            flash: FlashArray::new(geometry, f.timings()),
+            flash,
             ctl: Controller::new(c),
             map: Mapping::new(layout),
             buffer: WriteBuffer::new(c.write_buffer_mib * MIB),
@@ -315,6 +360,8 @@ impl FtlSsd {
                 least_busy: g.die_allocation == DieAllocation::LeastBusy,
             },
             slc,
+            map_cache,
+            scheduling_on: die_scheduling.is_some_and(|s| s.read_first),
             busy_until_ns: 0,
             stats: Counts::default(),
         })
@@ -328,6 +375,11 @@ impl FtlSsd {
             Some(slc) => slc.check_invariants(),
             None => Ok(()),
         }
+    }
+
+    /// Whether the profile has a `[scheduling]` section with read-first on.
+    fn scheduling_on(&self) -> bool {
+        self.scheduling_on
     }
 
     /// Background work the drive does while idle up to `now_ns` (SLC folding).
@@ -373,6 +425,9 @@ impl FtlSsd {
         let start = self.ctl.start_command(now_ns, busy);
         let group_units = self.map.layout().units_per_read_group;
         let mut data_ready = start + busy;
+        // Data reads start once the request's map entries are in (a cache miss
+        // reads its translation page from flash first).
+        let mapped_at = self.translate(start + self.ctl.read_command_ns, lba, blocks, false);
         // The read group being gathered: (group, first slot, units, issue time).
         let mut pending: Option<(u32, u32, u64, Ns)> = None;
         for i in 0..blocks as u64 {
@@ -400,9 +455,10 @@ impl FtlSsd {
                     if let Some((_, first, units, issued)) = pending.take() {
                         data_ready = data_ready.max(self.flash_read(issued, first, units));
                     }
-                    let issued = start
+                    let issued = (start
                         + self.ctl.read_command_ns
-                        + self.ctl.read_bytes_ns((i + 1) * UNIT_BYTES);
+                        + self.ctl.read_bytes_ns((i + 1) * UNIT_BYTES))
+                    .max(mapped_at);
                     pending = Some((group, slot, 1, issued));
                 }
             }
@@ -424,13 +480,13 @@ impl FtlSsd {
     fn flash_read(&mut self, issued_ns: Ns, slot: u32, units: u64) -> Ns {
         self.stats.media_read_bytes += units * UNIT_BYTES;
         let die = self.map.layout().die_of_slot(slot);
-        if self.in_slc(slot) {
-            let read_ns = self.slc.as_ref().map_or(0, |c| c.read_ns());
-            return self
-                .flash
-                .read_with(issued_ns, die, units * UNIT_BYTES, read_ns);
-        }
-        self.flash.read(issued_ns, die, units * UNIT_BYTES)
+        let read_ns = if self.in_slc(slot) {
+            self.slc.as_ref().map_or(0, |c| c.read_ns())
+        } else {
+            self.flash.timings.read_ns
+        };
+        self.flash
+            .host_read_with(issued_ns, die, units * UNIT_BYTES, read_ns)
     }
 
     /// A validated write: into the buffer, mapped, full program units programmed.
@@ -445,10 +501,15 @@ impl FtlSsd {
         self.flash.advance(now_ns);
         let busy = self.ctl.write_busy_ns(bytes);
         let start = self.ctl.start_command(now_ns, busy);
-        let admitted = self.buffer.admit(start, bytes);
+        let flash = &self.flash;
+        let admitted = self
+            .buffer
+            .admit_with(start, bytes, |die, id| flash.current_end_ns(die, id));
         if admitted > start {
             self.stats.buffer_stalls += 1;
         }
+        // Map updates: a missing translation page is read in the background.
+        self.translate(admitted, lba, blocks, true);
         let dma_done = self.ctl.dma(admitted, bytes);
         let acked = dma_done.max(admitted + busy);
         let mut gc_done = 0;
@@ -528,11 +589,51 @@ impl FtlSsd {
                     .program(ready_ns, unit.die, self.gc.program_unit_bytes)
             }
         };
+        // With read-first scheduling the program may be pushed back by reads
+        // later: the buffer asks for its end again when the release comes due.
+        let tag = self
+            .flash
+            .last_booked(unit.die)
+            .filter(|&id| self.flash.current_end_ns(unit.die, id) == Some(done))
+            .map(|id| (unit.die, id));
         self.buffer
-            .release_at(done, unit.filled_units as u64 * UNIT_BYTES);
+            .release_tagged(done, unit.filled_units as u64 * UNIT_BYTES, tag);
         self.busy_until_ns = self.busy_until_ns.max(done);
         let padding = self.map.layout().units_per_program_unit - unit.filled_units;
         self.stats.flush_padding_bytes += padding as u64 * UNIT_BYTES;
+        done
+    }
+
+    /// Brings the map entries of `blocks` units from `lba` into the mapping
+    /// cache (dirtied for writes and trims) and returns when they are in; gathered
+    /// dirty write-backs are programmed a unit at a time. Without a mapping cache
+    /// the map is in DRAM: `ready_ns`.
+    fn translate(&mut self, ready_ns: Ns, lba: u64, blocks: u32, dirty: bool) -> Ns {
+        let Some(mc) = self.map_cache.as_mut() else {
+            return ready_ns;
+        };
+        let dies = self.map.layout().dies;
+        let mut done = ready_ns;
+        for page in mc.page_of(lba)..=mc.page_of(lba + blocks as u64 - 1) {
+            let access = mc.access(page, dirty);
+            if !access.hit {
+                let die = page % dies;
+                let read_ns = self.flash.timings.read_ns;
+                let loaded = if dirty {
+                    self.flash.read(ready_ns, die, mc.page_bytes)
+                } else {
+                    self.flash
+                        .host_read_with(ready_ns, die, mc.page_bytes, read_ns)
+                };
+                done = done.max(loaded);
+            }
+            if access.evicted_dirty && mc.take_write_back_unit(self.gc.program_unit_bytes) {
+                let die = mc.next_write_back_die;
+                mc.next_write_back_die = (die + 1) % dies;
+                self.flash
+                    .program(ready_ns, die, self.gc.program_unit_bytes);
+            }
+        }
         done
     }
 
@@ -552,6 +653,7 @@ impl FtlSsd {
 
     fn trim(&mut self, now_ns: Ns, lba: u64, blocks: u32) -> Ns {
         let start = self.ctl.start_command(now_ns, self.ctl.write_command_ns);
+        self.translate(start, lba, blocks, true);
         for i in 0..blocks as u64 {
             if let Some(old) = self.map.unmap((lba + i) as u32) {
                 self.stats.trimmed_units += 1;
@@ -574,7 +676,11 @@ impl FtlSsd {
             .flush(&mut self.map, &mut self.flash, start, &self.gc);
         self.account_gc(&o);
         (start + self.ctl.write_command_ns)
-            .max(self.buffer.drained_at_ns())
+            .max({
+                let flash = &self.flash;
+                self.buffer
+                    .drained_at_with(|die, id| flash.current_end_ns(die, id))
+            })
             .max(o.done_ns)
     }
 }
@@ -658,11 +764,18 @@ impl FtlSsd {
     fn device_stats(&self, elapsed_ns: Ns) -> DeviceStats {
         let s = &self.stats;
         let slc = self.slc.as_ref().map(|c| c.counters).unwrap_or_default();
+        let mc = self
+            .map_cache
+            .as_ref()
+            .map(|c| c.counters)
+            .unwrap_or_default();
         let mut st = DeviceStats {
             host_read_bytes: s.host_read_bytes,
             host_write_bytes: s.host_write_bytes,
-            media_read_bytes: s.media_read_bytes + slc.media_read_bytes,
-            media_write_bytes: s.media_write_bytes + slc.media_write_bytes,
+            media_read_bytes: s.media_read_bytes + slc.media_read_bytes + mc.translation_read_bytes,
+            media_write_bytes: s.media_write_bytes
+                + slc.media_write_bytes
+                + mc.translation_write_bytes,
             gc_runs: s.gc_runs,
             gc_copied_bytes: s.gc_copied_bytes,
             erases: s.erases + slc.erases,
@@ -692,6 +805,22 @@ impl FtlSsd {
         c.insert("buffer_read_units".into(), s.buffer_read_units);
         c.insert("unmapped_read_units".into(), s.unmapped_read_units);
         c.insert("trimmed_units".into(), s.trimmed_units);
+        if let Some(cache) = &self.map_cache {
+            c.insert("map_cache_pages".into(), cache.capacity_pages() as u64);
+            c.insert("map_cache_hits".into(), mc.hits);
+            c.insert("map_cache_misses".into(), mc.misses);
+            c.insert("map_cache_dirty_evictions".into(), mc.dirty_evictions);
+            c.insert("translation_read_bytes".into(), mc.translation_read_bytes);
+            c.insert("translation_write_bytes".into(), mc.translation_write_bytes);
+        }
+        if self.scheduling_on() {
+            let d = self.flash.scheduling_counters();
+            c.insert("reads_ahead_of_programs".into(), d.reads_ahead);
+            c.insert("program_suspends".into(), d.program_suspends);
+            c.insert("erase_suspends".into(), d.erase_suspends);
+            c.insert("suspend_limit_waits".into(), d.suspend_limit_waits);
+            c.insert("resume_overhead_ns".into(), d.resume_overhead_ns);
+        }
         if let Some(cache) = &self.slc {
             let free_user = self.map.unmapped_units() * UNIT_BYTES;
             c.insert("slc_capacity_bytes".into(), cache.capacity_bytes(free_user));

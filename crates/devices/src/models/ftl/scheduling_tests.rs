@@ -1,0 +1,163 @@
+//! Tests of read-first die scheduling and program/erase suspension on the
+//! `ftl-ssd` model (`[scheduling]`, `ftl/scheduling.rs`, `media/die_queue.rs`):
+//! the read tail under a write backlog with and without, counters, FTL
+//! invariants under GC, determinism, profile errors.
+
+use super::tests::{build_text, fill_sequentially, run, text, SMALL};
+use super::FtlSsd;
+use crate::command::{Command, Payload};
+use crate::device::Device;
+use crate::profile::ProfileError;
+use zonelab_engine::rng::uniform_below;
+use zonelab_engine::{LatencyHistogram, Ns, RngStreams};
+
+const FIFO: &str = "";
+const READ_FIRST: &str = "\n[scheduling]\nread_first = true\n";
+const SUSPEND: &str = "\n[scheduling]\nread_first = true\nprogram_suspend_us = 100.0\nerase_suspend_us = 700.0\nresume_us = 10.0\nmax_suspends_per_op = 2\n";
+
+fn device(scheduling: &str) -> FtlSsd {
+    build_text(format!("{}{scheduling}", text(&SMALL))).expect("valid profile")
+}
+
+/// A full drive, then 64 KiB writes every 200 us (faster than the 4 dies can
+/// program 1-ms units, so a backlog builds up to the buffer's size) with a 4 KiB
+/// read 100 us after each; returns the reads' latency histogram and the device.
+fn read_tail_under_backlog(scheduling: &str, rounds: u64) -> (LatencyHistogram, FtlSsd, Ns) {
+    let mut dev = device(scheduling);
+    let mut now = 0;
+    fill_sequentially(&mut dev, &mut now);
+    let cap = dev.info().capacity_blocks;
+    let mut rng = RngStreams::new(3).stream("sched.backlog");
+    let mut reads = LatencyHistogram::new();
+    let mut last_done = now;
+    for _ in 0..rounds {
+        let lba = uniform_below(&mut rng, cap - 16);
+        let w = dev
+            .submit(now, &Command::Write { lba, blocks: 16 }, Payload::SizeOnly)
+            .unwrap();
+        let at = now + 100_000;
+        let lba = uniform_below(&mut rng, cap);
+        let r = dev
+            .submit(at, &Command::Read { lba, blocks: 1 }, Payload::SizeOnly)
+            .unwrap();
+        reads.record(r.done_ns - at);
+        last_done = last_done.max(w.done_ns).max(r.done_ns);
+        now += 200_000;
+    }
+    (reads, dev, last_done)
+}
+
+#[test]
+fn read_first_and_suspension_cut_the_read_tail_under_a_write_backlog() {
+    let (fifo, ..) = read_tail_under_backlog(FIFO, 3000);
+    let (first, dev_first, _) = read_tail_under_backlog(READ_FIRST, 3000);
+    let (suspend, dev_suspend, end) = read_tail_under_backlog(SUSPEND, 3000);
+    let (f, r, s) = (
+        fifo.quantile_ns(0.99),
+        first.quantile_ns(0.99),
+        suspend.quantile_ns(0.99),
+    );
+    // FIFO: a read waits for the die's whole backlog (several 1-ms programs).
+    assert!(f > 3_000_000, "FIFO p99 {f} ns");
+    // Read-first: at most the program in progress (1 ms) plus reads ahead.
+    assert!(r < 1_300_000 && r * 3 < f, "read-first p99 {r} vs FIFO {f}");
+    // Suspension: the 100-us suspend latency instead of the program's rest.
+    assert!(
+        s < 400_000 && s * 2 < r,
+        "suspend p99 {s} vs read-first {r}"
+    );
+    let mean = |h: &LatencyHistogram| h.summary().mean_ns;
+    assert!(mean(&suspend) < mean(&first) && mean(&first) < mean(&fifo));
+    let c1 = &dev_first.stats(end).counters;
+    assert!(c1["reads_ahead_of_programs"] > 0, "{c1:?}");
+    assert_eq!(c1["program_suspends"], 0);
+    let c2 = &dev_suspend.stats(end).counters;
+    assert!(c2["program_suspends"] > 0, "{c2:?}");
+    assert_eq!(
+        c2["resume_overhead_ns"],
+        10_000 * (c2["program_suspends"] + c2["erase_suspends"])
+    );
+}
+
+#[test]
+fn fifo_reports_no_scheduling_counters() {
+    let (_, dev, end) = read_tail_under_backlog(FIFO, 50);
+    assert!(!dev.stats(end).counters.contains_key("program_suspends"));
+}
+
+#[test]
+fn die_work_is_conserved_sustained_writes_keep_their_rate() {
+    // Reads inserted ahead of programs delay them, they do not drop them: the
+    // time to drain the same writes grows by at most the reads' die time.
+    let drain = |scheduling: &str| {
+        let (_, mut dev, end) = read_tail_under_backlog(scheduling, 1000);
+        let mut now = end;
+        run(&mut dev, &mut now, Command::Flush);
+        (now, dev.stats(now).media_write_bytes)
+    };
+    let (fifo_ns, fifo_bytes) = drain(FIFO);
+    let (sus_ns, sus_bytes) = drain(SUSPEND);
+    assert_eq!(fifo_bytes, sus_bytes, "same flash work");
+    let diff = fifo_ns.abs_diff(sus_ns);
+    assert!(
+        diff * 20 < fifo_ns,
+        "drain time FIFO {fifo_ns} vs suspend {sus_ns}"
+    );
+}
+
+#[test]
+fn invariants_and_determinism_with_suspension_and_gc() {
+    let once = || {
+        let mut dev = device(SUSPEND);
+        let mut now = 0;
+        fill_sequentially(&mut dev, &mut now);
+        let cap = dev.info().capacity_blocks;
+        let mut rng = RngStreams::new(9).stream("sched.gc");
+        let mut sum: u128 = 0;
+        for _ in 0..20_000 {
+            let lba = uniform_below(&mut rng, cap);
+            let blocks = (1 + uniform_below(&mut rng, 8)).min(cap - lba) as u32;
+            let cmd = match uniform_below(&mut rng, 10) {
+                0..=5 => Command::Write { lba, blocks },
+                _ => Command::Read { lba, blocks },
+            };
+            let c = dev.submit(now, &cmd, Payload::SizeOnly).unwrap();
+            sum += (c.done_ns - now) as u128;
+            now += 30_000;
+        }
+        run(&mut dev, &mut now, Command::Flush);
+        dev.check_invariants().unwrap();
+        let st = dev.stats(now);
+        assert!(st.gc_runs > 0 && st.counters["program_suspends"] > 0);
+        (sum, format!("{:?}", st.counters))
+    };
+    assert_eq!(once(), once(), "same inputs, same output");
+}
+
+#[test]
+fn profile_errors_name_the_field() {
+    let bad = |section: &str, field: &str| {
+        let e = build_text(format!("{}{section}", text(&SMALL))).err();
+        match e {
+            Some(ProfileError::OutOfRange { field: f, .. }) => assert_eq!(f, field, "{section}"),
+            other => panic!("{section}: expected an error naming {field}, got {other:?}"),
+        }
+    };
+    bad(
+        "\n[scheduling]\nread_first = false\nprogram_suspend_us = 100.0\n",
+        "scheduling.read_first",
+    );
+    bad(
+        "\n[scheduling]\nread_first = true\nerase_suspend_us = -1.0\n",
+        "scheduling.erase_suspend_us",
+    );
+    bad(
+        "\n[scheduling]\nread_first = true\nprogram_suspend_us = 100.0\nmax_suspends_per_op = 0\n",
+        "scheduling.max_suspends_per_op",
+    );
+    let typo = build_text(format!(
+        "{}\n[scheduling]\nread_first = true\nsuspend_us = 1.0\n",
+        text(&SMALL)
+    ));
+    assert!(typo.is_err());
+}
