@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all -- --check
 fi
+# The report test (crates/cli/tests/report_browser.rs) opens the main job's pages in
+# Debian's headless chromium; install it when missing.
+bash scripts/install-chromium.sh
 cargo test --workspace --locked "$@"
 # The RocksDB plugin (integrations/rocksdb, docs/rocksdb.md): installs Debian's
 # librocksdb-dev and rocksdb-tools if missing (as root), builds the plugin, runs Debian's

@@ -1,6 +1,45 @@
-//! Command-line arguments (clap derive).
+//! Command-line arguments (clap derive). Help texts that list accepted values are
+//! built from the same constants the parsers use (`Scheme::NAMES`, `RwMode::NAMES`,
+//! `TraceFormat::ALL`), so they cannot go stale.
 
 use clap::{Args, Parser, Subcommand};
+use zonelab_experiments::run_result::MAX_SERIES_POINTS;
+use zonelab_systems::hhzs::Scheme;
+use zonelab_workloads::job::RwMode;
+use zonelab_workloads::trace::TraceFormat;
+
+fn scheme_help() -> String {
+    format!("Data management scheme: {}.", Scheme::NAMES)
+}
+
+fn rw_help() -> String {
+    format!("{} (as fio's --rw).", RwMode::NAMES)
+}
+
+/// Every trace format with what it is and the unit of its time column.
+pub fn format_help() -> String {
+    let formats: Vec<String> = TraceFormat::ALL
+        .iter()
+        .map(|f| {
+            format!(
+                "{} ({}; time in {})",
+                f.name(),
+                f.description(),
+                f.time_unit()
+            )
+        })
+        .collect();
+    format!(
+        "Trace format: auto (detect from the first record), {}.",
+        formats.join(", ")
+    )
+}
+
+fn sample_interval_help(default: &str) -> String {
+    format!(
+        "Interval of the throughput time series (virtual time, e.g. 100ms). At most {MAX_SERIES_POINTS} points: a given interval that needs more is an error naming the smallest that fits; the default ({default}) doubles as often as needed instead."
+    )
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -35,8 +74,7 @@ pub enum Cmd {
 
 #[derive(Args, Debug)]
 pub struct YcsbArgs {
-    /// Data management scheme: b1-b4, auto, b3+m, p, p+m, hhzs.
-    #[arg(long, default_value = "hhzs")]
+    #[arg(long, default_value = "hhzs", help = scheme_help())]
     pub scheme: String,
     /// Workload after the load: load (only), a-f (YCSB core workloads), mix.
     #[arg(long, default_value = "a")]
@@ -45,10 +83,11 @@ pub struct YcsbArgs {
     /// level targets shrink with it).
     #[arg(long, default_value_t = 0.01)]
     pub scale: f64,
-    /// Records to load (default: 209,715,200 x scale).
+    /// Records to load (default: 209,715,200 x scale, at least 1,000; at least 1).
     #[arg(long)]
     pub records: Option<u64>,
-    /// Operations of the workload (default: 1 M x scale, at least 10,000).
+    /// Operations of the workload (default: 1 M x scale, at least 10,000; at least 1,
+    /// `--workload load` for a load alone).
     #[arg(long)]
     pub operations: Option<u64>,
     /// Zipf constant of the request distribution (HHZS uses 0.9 and 1.2).
@@ -114,6 +153,18 @@ pub struct SynthArgs {
     /// Output file (default: standard output).
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
+    /// MSR look-alikes: request sizes, `paper` (every request one 4 KiB sector, as
+    /// MU-RMW counts them) or `mix` (4-64 KiB).
+    #[arg(long, default_value = "paper")]
+    pub sizes: String,
+    /// MSR look-alikes: Zipfian constant of the updates' popularity (0 = uniform,
+    /// below 1; default YCSB's 0.99).
+    #[arg(long, default_value_t = 0.99)]
+    pub popularity_theta: f64,
+    /// Output layout: `csv` (time_ns,op,offset_bytes,size_bytes) or `msr` (the
+    /// published MSR Cambridge layout, replayable with --format msr).
+    #[arg(long, default_value = "csv")]
+    pub format: String,
 }
 
 #[derive(Args, Debug)]
@@ -143,8 +194,7 @@ pub struct BenchArgs {
     /// Built-in profile name or path to a profile .toml.
     #[arg(long)]
     pub device: String,
-    /// read, write, randread, randwrite, readwrite, randrw (as fio's --rw).
-    #[arg(long, default_value = "randread")]
+    #[arg(long, default_value = "randread", help = rw_help())]
     pub rw: String,
     /// Block size (e.g. 4k, 1MiB).
     #[arg(long, default_value = "4k")]
@@ -173,13 +223,18 @@ pub struct BenchArgs {
     /// Zones a random-write job keeps open on a zoned device.
     #[arg(long)]
     pub max_open_zones: Option<u32>,
-    /// Interval of the throughput time series (virtual time, e.g. 100ms).
-    #[arg(long, default_value = "100ms")]
-    pub sample_interval: String,
+    #[arg(long, help = sample_interval_help("100ms"))]
+    pub sample_interval: Option<String>,
     /// Write the job's region once (sequential 1 MiB writes) before measuring, as
     /// fio users do before read tests; device statistics then include those writes.
     #[arg(long)]
     pub precondition: bool,
+    /// Leave the device's write buffers as they are at the end. By default a flush
+    /// after the last completion drains them, so device statistics (media bytes,
+    /// WAF) describe data on the media; bytes a buffer still holds are reported as
+    /// buffered_write_bytes either way.
+    #[arg(long)]
+    pub no_drain: bool,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Print the results as JSON.
@@ -198,21 +253,34 @@ pub struct ReplayArgs {
     /// Trace file.
     #[arg(long)]
     pub trace: std::path::PathBuf,
-    /// auto, msr (MSR Cambridge / SNIA CSV), disksim (DiskSim/MQSim ASCII), csv (time_ns,op,offset_bytes,size_bytes), alibaba, tencent (Tencent CBS: Timestamp,Offset,Size,IOType,VolumeID).
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", help = format_help())]
     pub format: String,
-    /// Open loop: divide inter-arrival times by this factor (2 = twice as fast).
+    /// Open loop: divide inter-arrival times by this factor (2 = twice as fast). A
+    /// speed whose scaled trace does not fit in virtual time (2^62 ns) is an error.
     #[arg(long, default_value_t = 1.0)]
     pub speed: f64,
-    /// Closed loop at this queue depth instead of the trace's timestamps.
+    /// Closed loop at this queue depth instead of the trace's timestamps (their
+    /// order does not matter then).
     #[arg(long)]
     pub qd: Option<u32>,
-    /// Replay only this disk number (MSR traces), device id (Alibaba traces) or volume id (Tencent traces).
+    /// Replay only this device number (MSR DiskNumber, DiskSim/MQSim device_number,
+    /// Alibaba device_id, Tencent VolumeID).
     #[arg(long)]
     pub disk: Option<u64>,
-    /// Keep records whose timestamps go backwards (issued in file order).
+    /// Open loop: accept records whose timestamps go backwards and issue them in file
+    /// order, each at max(previous arrival, own time); they are counted
+    /// (reordered_arrivals).
     #[arg(long)]
     pub allow_unsorted: bool,
+    /// Precondition the device before the replay: `full` (the default when given
+    /// without a value) writes the whole device once with sequential 1 MiB writes
+    /// (zone by zone on zoned devices); `footprint` writes only the 1 MiB chunks the
+    /// trace touches (block devices). The replay starts 1 s of virtual time after.
+    #[arg(long, num_args = 0..=1, default_missing_value = "full", value_name = "full|footprint")]
+    pub precondition: Option<String>,
+    /// Leave the device's write buffers as they are at the end (see `bench --help`).
+    #[arg(long)]
+    pub no_drain: bool,
     /// Stop after this many records.
     #[arg(long)]
     pub limit: Option<u64>,
@@ -220,25 +288,30 @@ pub struct ReplayArgs {
     /// folded records are counted in the results.
     #[arg(long)]
     pub fold: bool,
-    #[arg(long, default_value = "1s")]
-    pub sample_interval: String,
+    #[arg(long, help = sample_interval_help("1s"))]
+    pub sample_interval: Option<String>,
+    /// Print the results as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also write the results JSON to this file.
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]
 pub struct ReproduceArgs {
-    /// Target to reproduce (see --list).
+    /// Target to reproduce (see --list), or `all`: every target, each at its default
+    /// scale (`--list` shows them), into <out>/<target>/ with <out>/index.html.
     pub target: Option<String>,
-    /// List the targets.
+    /// List the targets with their default scales for `all`.
     #[arg(long)]
     pub list: bool,
-    /// Scale factor: shrinks data set and run length together (1 = paper scale).
-    #[arg(long, default_value_t = 1.0)]
-    pub scale: f64,
-    /// Output directory.
+    /// Scale factor: shrinks data set and run length together (1 = paper scale;
+    /// default 1). With `all`: every target at this scale, limited to its range,
+    /// instead of its default scale.
+    #[arg(long)]
+    pub scale: Option<f64>,
+    /// Output directory (created, and checked to be writable, before the run).
     #[arg(long, default_value = "results")]
     pub out: std::path::PathBuf,
     #[arg(long, default_value_t = 1)]

@@ -4,11 +4,35 @@ use crate::args::BenchArgs;
 use crate::units::{parse_duration_ns, parse_size};
 use crate::{progress, table};
 use zonelab_experiments::bench::{precondition, run_bench, BenchOptions};
-use zonelab_experiments::run_result::RunResult;
+use zonelab_experiments::run_result::{min_series_interval_ns, RunResult, MAX_SERIES_POINTS};
 use zonelab_workloads::job::{JobSpec, RwMode};
 
 fn opt(name: &str, r: Result<u64, String>) -> Result<u64, String> {
     r.map_err(|e| format!("--{name}: {e}"))
+}
+
+/// `--sample-interval` in nanoseconds and whether the user gave it (else `default`).
+pub fn sample_interval(given: Option<&str>, default: &str) -> Result<(u64, bool), String> {
+    let ns = opt(
+        "sample-interval",
+        parse_duration_ns(given.unwrap_or(default)),
+    )?;
+    Ok((ns, given.is_some()))
+}
+
+/// Rejects a run whose series needed a wider interval than the one the user gave
+/// (the recorder doubled it to stay within `MAX_SERIES_POINTS`).
+pub fn check_sample_interval(r: &RunResult, asked_ns: u64, explicit: bool) -> Result<(), String> {
+    if explicit && r.throughput_series.interval_ns != asked_ns {
+        let min = min_series_interval_ns(r.duration_ns);
+        return Err(format!(
+            "--sample-interval {} gives more than {MAX_SERIES_POINTS} points over this run's {} of virtual time; the minimum for this run is --sample-interval {min}ns (about {})",
+            table::fmt_ns(asked_ns),
+            table::fmt_ns(r.duration_ns),
+            table::fmt_ns(min)
+        ));
+    }
+    Ok(())
 }
 
 pub fn spec_from_args(a: &BenchArgs) -> Result<JobSpec, String> {
@@ -41,7 +65,7 @@ pub fn spec_from_args(a: &BenchArgs) -> Result<JobSpec, String> {
 
 pub fn run(a: BenchArgs) -> Result<(), String> {
     let spec = spec_from_args(&a)?;
-    let interval = opt("sample-interval", parse_duration_ns(&a.sample_interval))?;
+    let (interval, explicit_interval) = sample_interval(a.sample_interval.as_deref(), "100ms")?;
     let mut device = zonelab_devices::open_device(&a.device).map_err(|e| e.to_string())?;
     let pb = progress::bytes_bar();
     let mut report = |done: u64, planned: u64| {
@@ -53,6 +77,7 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
     let mut opts = BenchOptions {
         seed: a.seed,
         series_interval_ns: interval,
+        drain_at_end: !a.no_drain,
         ..BenchOptions::default()
     };
     if a.precondition {
@@ -62,6 +87,7 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
     let result =
         run_bench(device.as_mut(), &spec, &opts, Some(&mut report)).map_err(|e| e.to_string())?;
     pb.finish_and_clear();
+    check_sample_interval(&result, interval, explicit_interval)?;
     emit(&result, a.json, a.out.as_deref())
 }
 
@@ -132,8 +158,16 @@ pub fn summary_table(r: &RunResult) -> String {
     ));
     let d = &r.device_stats;
     s.push_str(&format!(
-        "\ndevice: host writes {} B, media writes {} B, GC runs {}, GC copied {} B, erases {}, zone resets {} (job resets {})\n",
-        d.host_write_bytes, d.media_write_bytes, d.gc_runs, d.gc_copied_bytes, d.erases, d.zone_resets, r.job_zone_resets
+        "\ndevice: host writes {} B, media writes {} B, still buffered {} B ({}), GC runs {}, GC copied {} B, erases {}, zone resets {} (job resets {})\n",
+        d.host_write_bytes,
+        d.media_write_bytes,
+        d.buffered_write_bytes,
+        if r.drain_done_ns.is_some() { "after the end-of-run drain" } else { "not drained: --no-drain" },
+        d.gc_runs,
+        d.gc_copied_bytes,
+        d.erases,
+        d.zone_resets,
+        r.job_zone_resets
     ));
     // Conventional-SSD mechanisms (issue 22), when the profile has them.
     let ftl: Vec<String> = FTL_MECHANISM_COUNTERS
@@ -151,5 +185,27 @@ pub fn summary_table(r: &RunResult) -> String {
     if !util.is_empty() {
         s.push_str(&format!("utilisation: {}\n", util.join(", ")));
     }
+    s.push_str(&ef_smr_line(r));
     s
+}
+
+/// For an EF-SMR disk, the metrics of MU-RMW §IV-B: average and worst-case
+/// response time over all requests, RMWs, cleanings and their average time.
+fn ef_smr_line(r: &RunResult) -> String {
+    let c = &r.device_stats.counters;
+    let (Some(&rmws), Some(&cleanings)) = (c.get("rmws"), c.get("cleanings")) else {
+        return String::new();
+    };
+    let total = c.get("cleaning_ns_total").copied().unwrap_or(0);
+    let act = if cleanings > 0 { total / cleanings } else { 0 };
+    format!(
+        "ef-smr: average response {}, worst case {}, {} RMWs, {} cleanings ({} with RMWs), average cleaning {}, longest {}\n",
+        table::fmt_ns(r.latency.mean_ns as u64),
+        table::fmt_ns(r.latency.max_ns),
+        rmws,
+        cleanings,
+        c.get("rmw_cleanings").copied().unwrap_or(0),
+        table::fmt_ns(act),
+        table::fmt_ns(c.get("cleaning_ns_max").copied().unwrap_or(0)),
+    )
 }

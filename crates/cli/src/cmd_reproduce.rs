@@ -1,49 +1,146 @@
-//! `zonelab reproduce`: runs a paper target, writes results.json, run-info.json,
-//! CSVs and report.html, and prints the claims table. A claim that misses is a
-//! result (exit 0); only errors exit non-zero.
+//! `zonelab reproduce`: runs a paper target (or `all` of them, the main job), writes
+//! results.json, run-info.json, CSVs and report.html (and index.html for `all`),
+//! and prints the claims table. The output directory is created and checked before
+//! anything runs. A claim that misses is a result (exit 0); only errors exit
+//! non-zero.
 
 use crate::args::ReproduceArgs;
 use crate::{progress, table};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::path::Path;
+use std::time::{Instant, SystemTime};
+use zonelab_experiments::reproduce::main_job::{default_scale, run_all, run_info, AllOptions};
 use zonelab_experiments::reproduce::{run_target, targets, write_outputs, RunOptions};
+use zonelab_experiments::reproduce_result::ReproduceResult;
 
 pub fn run(a: ReproduceArgs) -> Result<(), String> {
     if a.list {
         let rows: Vec<Vec<String>> = targets()
             .iter()
-            .map(|t| vec![t.name().to_string(), t.description().to_string()])
+            .map(|t| {
+                let (lo, hi) = t.scale_range();
+                vec![
+                    t.name().to_string(),
+                    default_scale(t.name()).map_or("-".into(), |d| d.scale.to_string()),
+                    format!("{lo}..{hi}"),
+                    t.description().to_string(),
+                ]
+            })
             .collect();
-        print!("{}", table::render(&["target", "description"], &rows));
+        print!(
+            "{}",
+            table::render(
+                &["target", "scale in `all`", "scales", "description"],
+                &rows
+            )
+        );
         return Ok(());
     }
     let Some(name) = a.target.as_deref() else {
-        return Err("reproduce needs a target (see `zonelab reproduce --list`)".to_string());
+        return Err(
+            "reproduce needs a target or `all` (see `zonelab reproduce --list`)".to_string(),
+        );
     };
+    if name != "all" && !targets().iter().any(|t| t.name() == name) {
+        // Checked here too, so a typo does not create the output directory.
+        let known: Vec<&str> = targets().iter().map(|t| t.name()).collect();
+        return Err(format!(
+            "unknown reproduce target `{name}` (known targets: {}, or all)",
+            known.join(", ")
+        ));
+    }
+    prepare_out_dir(&a.out)?;
+    if name == "all" {
+        return run_all_targets(&a);
+    }
     let started = SystemTime::now();
-    let wall = std::time::Instant::now();
+    let wall = Instant::now();
     let mut bar = progress::StepBar(progress::bar(
         1,
         "{spinner} [{bar:30}] {pos}/{len} {msg} ({elapsed})",
     ));
     let opts = RunOptions {
-        scale: a.scale,
+        scale: a.scale.unwrap_or(1.0),
         seed: a.seed,
         traces_dir: a.traces.clone(),
     };
     let result = run_target(name, &opts, &mut bar).map_err(|e| e.to_string())?;
     bar.0.finish_and_clear();
-    let run_info = serde_json::json!({
-        "target": name,
-        "started_unix_s": started.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
-        "wall_clock_s": (wall.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
-        "host": {
-            "os": std::env::consts::OS,
-            "arch": std::env::consts::ARCH,
-            "cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-        },
-        "command": std::env::args().collect::<Vec<_>>(),
-    });
-    let files = write_outputs(&a.out, &result, &run_info).map_err(|e| e.to_string())?;
+    let command: Vec<String> = std::env::args().collect();
+    let info = run_info(name, started, wall.elapsed().as_secs_f64(), &command);
+    let files = write_outputs(&a.out, &result, &info).map_err(|e| e.to_string())?;
+    print_claims(&result);
+    let held = result.claims.iter().filter(|c| c.holds).count();
+    println!(
+        "\n{held} of {} claims hold; report: {}",
+        result.claims.len(),
+        files.report_html.display()
+    );
+    Ok(())
+}
+
+/// `reproduce all`: every target, one summary line each, then the index.
+fn run_all_targets(a: &ReproduceArgs) -> Result<(), String> {
+    let mut bar = progress::StepBar(progress::bar(
+        1,
+        "{spinner} [{bar:30}] {pos}/{len} {msg} ({elapsed})",
+    ));
+    let opts = AllOptions {
+        out: &a.out,
+        seed: a.seed,
+        scale_override: a.scale,
+        traces_dir: a.traces.clone(),
+        command: std::env::args().collect(),
+    };
+    let pb = bar.0.clone();
+    let mut on_done = |r: &zonelab_experiments::reproduce::main_job::TargetRun| {
+        let line = match &r.outcome {
+            Ok((res, _)) => format!(
+                "{:<16} scale {:<6} {:>8.1} s   {} of {} claims hold",
+                r.target,
+                r.scale,
+                r.wall_s,
+                res.claims.iter().filter(|c| c.holds).count(),
+                res.claims.len()
+            ),
+            Err(e) => format!("{:<16} scale {:<6} FAILED: {e}", r.target, r.scale),
+        };
+        pb.suspend(|| println!("{line}"));
+    };
+    let runs = run_all(&opts, &mut bar, &mut on_done).map_err(|e| e.to_string())?;
+    bar.0.finish_and_clear();
+    let (held, total) = runs
+        .iter()
+        .filter_map(|r| r.outcome.as_ref().ok())
+        .map(|(res, _)| {
+            (
+                res.claims.iter().filter(|c| c.holds).count(),
+                res.claims.len(),
+            )
+        })
+        .fold((0, 0), |x, y| (x.0 + y.0, x.1 + y.1));
+    let wall: f64 = runs.iter().map(|r| r.wall_s).sum();
+    println!(
+        "\n{held} of {total} claims hold across {} targets in {wall:.1} s; index: {}",
+        runs.len(),
+        a.out.join("index.html").display()
+    );
+    let failed: Vec<&str> = runs
+        .iter()
+        .filter(|r| r.outcome.is_err())
+        .map(|r| r.target.as_str())
+        .collect();
+    if !failed.is_empty() {
+        return Err(format!(
+            "{} target(s) failed: {} (see {})",
+            failed.len(),
+            failed.join(", "),
+            a.out.join("index.html").display()
+        ));
+    }
+    Ok(())
+}
+
+fn print_claims(result: &ReproduceResult) {
     let rows: Vec<Vec<String>> = result
         .claims
         .iter()
@@ -69,11 +166,29 @@ pub fn run(a: ReproduceArgs) -> Result<(), String> {
         "{}",
         table::render(&["claim", "paper", "measured", "unit", "result"], &rows)
     );
-    let held = result.claims.iter().filter(|c| c.holds).count();
-    println!(
-        "\n{held} of {} claims hold; report: {}",
-        result.claims.len(),
-        files.report_html.display()
-    );
-    Ok(())
+}
+
+/// Creates `--out` and checks that a file can be written in it, before a run that
+/// may take hours at paper scale.
+fn prepare_out_dir(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        format!(
+            "--out {}: cannot create the output directory: {e}",
+            dir.display()
+        )
+    })?;
+    let probe = dir.join(".zonelab-write-check");
+    std::fs::write(&probe, b"").map_err(|e| {
+        format!(
+            "--out {}: the output directory is not writable: {e}",
+            dir.display()
+        )
+    })?;
+    std::fs::remove_file(&probe).map_err(|e| {
+        format!(
+            "--out {}: cannot remove the write check {}: {e}",
+            dir.display(),
+            probe.display()
+        )
+    })
 }

@@ -26,7 +26,16 @@ fn line(name: &str, s: &LsmSummary) -> String {
 }
 
 pub fn run(a: YcsbArgs) -> Result<(), String> {
-    let scheme: Scheme = a.scheme.parse()?;
+    let scheme: Scheme = a.scheme.parse().map_err(|e| format!("--scheme: {e}"))?;
+    if a.records == Some(0) {
+        return Err("--records 0 loads nothing; give at least 1".into());
+    }
+    if a.operations == Some(0) {
+        return Err(
+            "--operations 0 runs nothing; give at least 1 (or --workload load for a load alone)"
+                .into(),
+        );
+    }
     if !(a.scale > 0.0 && a.scale <= 1.0) {
         return Err(format!(
             "--scale {} is out of range (0 < scale <= 1)",

@@ -46,7 +46,13 @@ pub struct DeviceStats {
     pub host_write_bytes: u64,
     pub media_read_bytes: u64,
     pub media_write_bytes: u64,
-    /// media_write_bytes / host_write_bytes (1.0 when nothing was written).
+    /// Host-written bytes acknowledged but still only in a write buffer or cache
+    /// (not yet on the media) when the statistics were taken: the open program unit
+    /// of an SSD, a disk's dirty write cache. Models without such a buffer report 0.
+    pub buffered_write_bytes: u64,
+    /// media_write_bytes / (host_write_bytes − buffered_write_bytes): write
+    /// amplification of the host data that has reached the media, so bytes still in
+    /// a buffer do not pull it below 1 (1.0 when none has).
     pub write_amplification: f64,
     pub gc_runs: u64,
     pub gc_copied_bytes: u64,
@@ -63,11 +69,14 @@ pub struct DeviceStats {
 impl DeviceStats {
     /// Fills `write_amplification` from the byte counts.
     pub fn finish(mut self) -> Self {
-        self.write_amplification = if self.host_write_bytes == 0 {
+        let on_media = self
+            .host_write_bytes
+            .saturating_sub(self.buffered_write_bytes);
+        self.write_amplification = if on_media == 0 {
             1.0
         } else {
             // Rounded to 1e-6 so JSON output is stable and readable.
-            ((self.media_write_bytes as f64 / self.host_write_bytes as f64) * 1e6).round() / 1e6
+            ((self.media_write_bytes as f64 / on_media as f64) * 1e6).round() / 1e6
         };
         self
     }
@@ -84,6 +93,14 @@ pub trait Device {
     /// (NVMe `ms`); 0 for devices without metadata.
     fn metadata_bytes_per_block(&self) -> u32 {
         0
+    }
+
+    /// The write size the device programs at once and prefers writes to be a
+    /// multiple of (NVMe Identify Namespace NPWG, "preferred write granularity";
+    /// Linux reports it as the queue's `io_min`/`physical_block_size`). Default:
+    /// one logical block.
+    fn preferred_write_bytes(&self) -> u64 {
+        self.info().block_bytes as u64
     }
 
     /// Submits `cmd` at virtual time `now_ns`. Rule violations are typed errors and

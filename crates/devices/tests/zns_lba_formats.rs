@@ -121,3 +121,13 @@ fn sk_hynix_profile_loads_with_its_write_unit_and_small_metadata() {
     // Program unit: 16 KiB x 3 (TLC) x 4 planes = 192 KiB, the §4.3 write unit.
     assert_eq!(p.flash.page_kib * 3 * p.flash.planes_per_die, 192);
 }
+
+#[test]
+fn preferred_write_size_is_the_program_unit() {
+    // zn540: 16 KiB pages x 3 bits (TLC) x 2 planes = 96 KiB (the write unit ZNSage
+    // batches swap-outs into on this device); sk-hynix-zns: 4 planes = 192 KiB (§4.3).
+    assert_eq!(zn540(2).unwrap().preferred_write_bytes(), 96 * 1024);
+    let src = zonelab_devices::profile::find_profile("sk-hynix-zns").unwrap();
+    let d = zonelab_devices::models::zns_ssd::ZnsSsd::from_profile(&src).unwrap();
+    assert_eq!(d.preferred_write_bytes(), 192 * 1024);
+}

@@ -112,6 +112,10 @@ impl Device for BackedDevice {
         self.device.metadata_bytes_per_block()
     }
 
+    fn preferred_write_bytes(&self) -> u64 {
+        self.device.preferred_write_bytes()
+    }
+
     fn submit(
         &mut self,
         now_ns: u64,

@@ -13,6 +13,8 @@ use zonelab_workloads::job::{reset_command, JobError, JobSpec, JobStream};
 pub enum BenchError {
     #[error(transparent)]
     Job(#[from] JobError),
+    #[error("end-of-run drain (flush) failed on the device: {0}")]
+    Drain(DeviceError),
     #[error("job {job}: {command} at LBA {lba} failed: {source}")]
     Device {
         job: u32,
@@ -31,6 +33,9 @@ pub struct BenchOptions {
     /// Virtual time to start at: the `end_ns` of an earlier run on the same device
     /// (e.g. a preconditioning job), so the device's resources are not in the future.
     pub start_ns: Ns,
+    /// Flush the device's write buffers after the last completion, so device
+    /// statistics describe data on the media (the CLI's default; `--no-drain`).
+    pub drain_at_end: bool,
 }
 
 impl Default for BenchOptions {
@@ -39,6 +44,7 @@ impl Default for BenchOptions {
             seed: 1,
             series_interval_ns: 100 * NS_PER_MS,
             start_ns: 0,
+            drain_at_end: false,
         }
     }
 }
@@ -113,15 +119,13 @@ pub fn run_bench(
     if let Some(p) = progress.as_mut() {
         p(done_bytes, planned);
     }
-    let elapsed = rec.last_done_ns;
     let config = serde_json::to_value(spec).expect("job spec serialises");
-    Ok(rec.finish(
-        "bench",
-        opts.seed,
-        config,
-        device.info().clone(),
-        device.stats(elapsed),
-    ))
+    let drained_ns = if opts.drain_at_end {
+        Some(crate::run_result::drain(device, rec.last_done_ns).map_err(BenchError::Drain)?)
+    } else {
+        None
+    };
+    Ok(rec.finish_drained("bench", opts.seed, config, device, drained_ns))
 }
 
 /// Issues the job's next step at `now` (a zone reset first if the step needs one).
@@ -200,6 +204,10 @@ pub fn precondition(
         rwmixread_percent: 0,
         max_open_zones: None,
     };
-    let r = run_bench(device, &fill, opts, None)?;
+    let fill_opts = BenchOptions {
+        drain_at_end: false,
+        ..*opts
+    };
+    let r = run_bench(device, &fill, &fill_opts, None)?;
     Ok(r.end_ns + PRECONDITION_IDLE_NS)
 }

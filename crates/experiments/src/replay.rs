@@ -1,22 +1,34 @@
 //! `zonelab replay`: replays a block trace on a device in virtual time.
 //!
-//! - **Open loop**: record i is submitted at its timestamp ÷ `speed`, whatever the
-//!   device's state (arrivals do not wait for completions), as trace replayers such
-//!   as DiskSim and MQSim do. With `allow_unsorted` a record earlier than its
-//!   predecessor is submitted at the predecessor's time (the device accepts requests
-//!   in time order); the number of such records is reported.
+//! - **Open loop**: record i is submitted at `start_ns` + its timestamp ÷ `speed`,
+//!   whatever the device's state (arrivals do not wait for completions), as trace
+//!   replayers such as DiskSim and MQSim do. Scaled times are checked: a record whose
+//!   arrival would pass [`MAX_ARRIVAL_NS`] is an error naming the speed it needs.
+//!   Records are issued in file order at max(previous arrival, own time): a record
+//!   earlier than its predecessor (a trace read with `allow_unsorted`) is submitted
+//!   at the predecessor's time, since the device accepts requests in time order; the
+//!   number of such records is reported (`reordered_arrivals`).
 //! - **Closed loop**: `qd` requests in flight; a completion issues the next record.
+//!   Timestamps are not used, so their order does not matter.
+//!
+//! A run that replays nothing (an empty or header-only trace, a device filter that
+//! matches no line, only zero-size records) is an error, not an empty result.
+//! `drain_at_end` flushes the device's write buffers after the last completion so
+//! the statistics describe data on the media (see [`crate::run_result::drain`]).
 //!
 //! Byte offsets and sizes are widened to whole device blocks (a 512-byte-aligned MSR
 //! request on a 4 KiB-block device covers the blocks it touches); the number of
 //! widened records is reported. Records of size 0 are counted and skipped.
 
-use crate::run_result::{OpClass, Recorder, RunResult};
+use crate::run_result::{drain, OpClass, Recorder, RunResult};
 use std::io::BufRead;
 use thiserror::Error;
 use zonelab_devices::{Command, Device, DeviceError, Payload};
 use zonelab_engine::{EventQueue, Ns};
 use zonelab_workloads::trace::{TraceError, TraceOp, TraceReader, TraceRecord};
+
+mod footprint;
+pub use footprint::{Footprint, FOOTPRINT_CHUNK_BYTES};
 
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -24,6 +36,11 @@ pub enum ReplayMode {
     OpenLoop { speed: f64 },
     ClosedLoop { qd: u32 },
 }
+
+/// The latest virtual time a record may be issued at: 2^62 ns, about 146 years.
+/// Device models add service times to arrival times in plain `u64` nanoseconds; a
+/// quarter of the range leaves them room, and no recorded trace comes near it.
+pub const MAX_ARRIVAL_NS: Ns = 1 << 62;
 
 #[derive(Debug, Clone, Copy)]
 pub struct ReplayOptions {
@@ -35,6 +52,26 @@ pub struct ReplayOptions {
     /// capacity), e.g. to replay a trace of a large volume on a small modelled
     /// disk. Folded records are counted; without this, they are errors.
     pub fold_to_capacity: bool,
+    /// Virtual time of the trace's first record: the `end_ns` of earlier work on
+    /// the device (e.g. preconditioning), so its resources are not in the future.
+    pub start_ns: Ns,
+    /// Flush the device's write buffers after the last completion (the CLI's
+    /// default; `--no-drain` turns it off).
+    pub drain_at_end: bool,
+}
+
+impl Default for ReplayOptions {
+    /// Open loop at speed 1, a 1 s series, no limit, no folding, from time 0, no drain.
+    fn default() -> Self {
+        Self {
+            mode: ReplayMode::OpenLoop { speed: 1.0 },
+            series_interval_ns: zonelab_engine::NS_PER_S,
+            limit: None,
+            fold_to_capacity: false,
+            start_ns: 0,
+            drain_at_end: false,
+        }
+    }
 }
 
 #[derive(Debug, Error)]
@@ -65,6 +102,19 @@ pub enum ReplayError {
         option: &'static str,
         reason: String,
     },
+    #[error("{path}:{line}: speed {speed:e} puts this record (time {time_ns} ns) at {scaled_ns:.3e} ns of virtual time, past its limit of {MAX_ARRIVAL_NS} ns (about 146 years); this record needs a speed of at least {min_speed:.3e}")]
+    SpeedOverflow {
+        path: String,
+        line: u64,
+        speed: f64,
+        time_ns: u64,
+        scaled_ns: f64,
+        min_speed: f64,
+    },
+    #[error("{path}: nothing to replay: {reason}")]
+    NothingToReplay { path: String, reason: String },
+    #[error("end-of-run drain (flush) failed on the device: {0}")]
+    Drain(DeviceError),
 }
 
 /// What the replay did to the trace's records, reported alongside the results.
@@ -73,8 +123,16 @@ pub struct ReplayCounts {
     pub records: u64,
     pub widened_to_blocks: u64,
     pub skipped_zero_size: u64,
+    /// Records issued at their predecessor's arrival because their own time was
+    /// earlier (open loop).
     pub reordered_arrivals: u64,
+    /// Records whose time is earlier than the previous record's in the file (read
+    /// with `allow_unsorted`; in closed loop their order does not matter).
+    pub unsorted_records: u64,
     pub folded_to_capacity: u64,
+    /// The latest record time seen (relative to the first record, unscaled): the
+    /// trace's time span, for the plausibility warning of the CLI.
+    pub trace_span_ns: u64,
 }
 
 /// Where replayed records come from: a trace file or a generator.
@@ -84,6 +142,14 @@ pub trait RecordSource {
     fn position(&self) -> u64;
     /// Name for error messages (a file's path).
     fn source_name(&self) -> String;
+    /// Records so far whose time is earlier than their predecessor's.
+    fn unsorted_records(&self) -> u64 {
+        0
+    }
+    /// Why the source yielded no record, for the "nothing to replay" error.
+    fn empty_reason(&self) -> String {
+        "the source has no records".to_string()
+    }
 }
 
 impl<R: BufRead> RecordSource for TraceReader<R> {
@@ -95,6 +161,30 @@ impl<R: BufRead> RecordSource for TraceReader<R> {
     }
     fn source_name(&self) -> String {
         self.path().display().to_string()
+    }
+    fn unsorted_records(&self) -> u64 {
+        TraceReader::unsorted_records(self)
+    }
+    fn empty_reason(&self) -> String {
+        match self.options().device {
+            Some(device) => {
+                let others = self.other_devices();
+                if others.is_empty() {
+                    format!("no line of device {device}, and the trace has no other records (empty, or only a header and comments)")
+                } else {
+                    let mut list: Vec<String> = others.iter().map(u64::to_string).collect();
+                    if list.len() == zonelab_workloads::trace::MAX_OTHER_DEVICES {
+                        list.push("...".into());
+                    }
+                    format!(
+                        "no line of device {device} (the trace's lines name device{} {})",
+                        if list.len() > 1 { "s" } else { "" },
+                        list.join(", ")
+                    )
+                }
+            }
+            None => "the trace has no records (empty, or only a header and comments)".to_string(),
+        }
     }
 }
 
@@ -116,6 +206,80 @@ impl<I: Iterator<Item = TraceRecord>> RecordSource for GeneratedTrace<I> {
     }
     fn source_name(&self) -> String {
         self.name.clone()
+    }
+}
+
+/// A trace record turned into a device command: its record, command and position.
+type Converted = (TraceRecord, Command, u64);
+
+/// Turns trace records into device commands: widened to whole blocks, folded when
+/// asked, zero-size records skipped; counts what it did.
+struct Converter {
+    block_bytes: u64,
+    capacity_blocks: u64,
+    fold: bool,
+    limit: u64,
+    path: String,
+    counts: ReplayCounts,
+}
+
+impl Converter {
+    fn new(device: &dyn Device, opts: &ReplayOptions, path: String) -> Self {
+        Self {
+            block_bytes: device.info().block_bytes as u64,
+            capacity_blocks: device.info().capacity_blocks,
+            fold: opts.fold_to_capacity,
+            limit: opts.limit.unwrap_or(u64::MAX),
+            path,
+            counts: ReplayCounts::default(),
+        }
+    }
+
+    /// The next record as a command, skipping empty ones; `None` at the end.
+    fn next<S: RecordSource>(&mut self, reader: &mut S) -> Result<Option<Converted>, ReplayError> {
+        let bb = self.block_bytes;
+        let counts = &mut self.counts;
+        loop {
+            if counts.records >= self.limit {
+                return Ok(None);
+            }
+            let Some(r) = reader.next_record() else {
+                return Ok(None);
+            };
+            let r = r?;
+            counts.records += 1;
+            counts.trace_span_ns = counts.trace_span_ns.max(r.time_ns);
+            let line = reader.position();
+            if r.size_bytes == 0 {
+                counts.skipped_zero_size += 1;
+                continue;
+            }
+            let mut first = r.offset_bytes / bb;
+            let end = r.offset_bytes.saturating_add(r.size_bytes).div_ceil(bb);
+            let blocks = end - first;
+            if self.fold && first + blocks > self.capacity_blocks && blocks <= self.capacity_blocks
+            {
+                first %= self.capacity_blocks - blocks + 1;
+                counts.folded_to_capacity += 1;
+            }
+            if blocks > u32::MAX as u64 {
+                return Err(ReplayError::TooLarge {
+                    path: self.path.clone(),
+                    line,
+                    size_bytes: r.size_bytes,
+                });
+            }
+            if r.offset_bytes % bb != 0 || blocks * bb != r.size_bytes {
+                counts.widened_to_blocks += 1;
+            }
+            let blocks = blocks as u32;
+            let cmd = match r.op {
+                TraceOp::Read => Command::Read { lba: first, blocks },
+                TraceOp::Write => Command::Write { lba: first, blocks },
+                TraceOp::Trim => Command::Trim { lba: first, blocks },
+            };
+            return Ok(Some((r, cmd, line)));
+        }
     }
 }
 
@@ -142,57 +306,17 @@ pub fn run_replay<S: RecordSource>(
         }
         _ => {}
     }
+    if opts.limit == Some(0) {
+        return Err(ReplayError::BadOption {
+            option: "limit",
+            reason: "0 replays nothing; give at least 1 record".to_string(),
+        });
+    }
     let bb = device.info().block_bytes as u64;
-    let capacity_blocks = device.info().capacity_blocks;
-    let fold = opts.fold_to_capacity;
     let path = reader.source_name();
-    let mut rec = Recorder::new(opts.series_interval_ns, 0);
-    let mut counts = ReplayCounts::default();
-    let limit = opts.limit.unwrap_or(u64::MAX);
-    // Converts the next record into a command, skipping empty ones.
-    let next_cmd = |reader: &mut S,
-                    counts: &mut ReplayCounts|
-     -> Result<Option<(TraceRecord, Command, u64)>, ReplayError> {
-        loop {
-            if counts.records >= limit {
-                return Ok(None);
-            }
-            let Some(r) = reader.next_record() else {
-                return Ok(None);
-            };
-            let r = r?;
-            counts.records += 1;
-            let line = reader.position();
-            if r.size_bytes == 0 {
-                counts.skipped_zero_size += 1;
-                continue;
-            }
-            let mut first = r.offset_bytes / bb;
-            let end = r.offset_bytes.saturating_add(r.size_bytes).div_ceil(bb);
-            let blocks = end - first;
-            if fold && first + blocks > capacity_blocks && blocks <= capacity_blocks {
-                first %= capacity_blocks - blocks + 1;
-                counts.folded_to_capacity += 1;
-            }
-            if blocks > u32::MAX as u64 {
-                return Err(ReplayError::TooLarge {
-                    path: path.clone(),
-                    line,
-                    size_bytes: r.size_bytes,
-                });
-            }
-            if r.offset_bytes % bb != 0 || blocks * bb != r.size_bytes {
-                counts.widened_to_blocks += 1;
-            }
-            let blocks = blocks as u32;
-            let cmd = match r.op {
-                TraceOp::Read => Command::Read { lba: first, blocks },
-                TraceOp::Write => Command::Write { lba: first, blocks },
-                TraceOp::Trim => Command::Trim { lba: first, blocks },
-            };
-            return Ok(Some((r, cmd, line)));
-        }
-    };
+    let start_ns = opts.start_ns;
+    let mut rec = Recorder::new(opts.series_interval_ns, start_ns);
+    let mut conv = Converter::new(device, opts, path.clone());
     let submit =
         |device: &mut dyn Device, at: Ns, cmd: &Command, line: u64| -> Result<Ns, ReplayError> {
             device
@@ -222,47 +346,78 @@ pub fn run_replay<S: RecordSource>(
     };
     match opts.mode {
         ReplayMode::OpenLoop { speed } => {
-            let mut last_arrival: Ns = 0;
-            while let Some((r, cmd, line)) = next_cmd(reader, &mut counts)? {
-                let mut arrival = (r.time_ns as f64 / speed).round() as Ns;
+            let mut last_arrival: Ns = start_ns;
+            while let Some((r, cmd, line)) = conv.next(reader)? {
+                let mut arrival = scaled_arrival(start_ns, r.time_ns, speed).ok_or_else(|| {
+                    let scaled_ns = r.time_ns as f64 / speed;
+                    ReplayError::SpeedOverflow {
+                        path: path.clone(),
+                        line,
+                        speed,
+                        time_ns: r.time_ns,
+                        scaled_ns,
+                        min_speed: r.time_ns as f64 / (MAX_ARRIVAL_NS - start_ns) as f64,
+                    }
+                })?;
                 if arrival < last_arrival {
-                    counts.reordered_arrivals += 1;
+                    conv.counts.reordered_arrivals += 1;
                     arrival = last_arrival;
                 }
                 last_arrival = arrival;
                 let done = submit(device, arrival, &cmd, line)?;
                 rec.record(class_of(&cmd), cmd.data_blocks() as u64 * bb, arrival, done);
-                if counts.records % 65_536 == 0 {
+                if conv.counts.records % 65_536 == 0 {
                     if let Some(p) = progress.as_mut() {
-                        p(counts.records);
+                        p(conv.counts.records);
                     }
                 }
             }
         }
         ReplayMode::ClosedLoop { qd } => {
             let mut queue: EventQueue<(Ns, OpClass, u64)> = EventQueue::with_capacity(qd as usize);
+            queue.advance_to(start_ns);
             for _ in 0..qd {
-                if let Some((_, cmd, line)) = next_cmd(reader, &mut counts)? {
-                    let done = submit(device, 0, &cmd, line)?;
-                    queue.schedule(done, (0, class_of(&cmd), cmd.data_blocks() as u64 * bb));
+                if let Some((_, cmd, line)) = conv.next(reader)? {
+                    let done = submit(device, start_ns, &cmd, line)?;
+                    queue.schedule(
+                        done,
+                        (start_ns, class_of(&cmd), cmd.data_blocks() as u64 * bb),
+                    );
                 }
             }
             while let Some((now, (submitted, class, bytes))) = queue.pop() {
                 rec.record(class, bytes, submitted, now);
-                if let Some((_, cmd, line)) = next_cmd(reader, &mut counts)? {
+                if let Some((_, cmd, line)) = conv.next(reader)? {
                     let done = submit(device, now, &cmd, line)?;
                     queue.schedule(done, (now, class_of(&cmd), cmd.data_blocks() as u64 * bb));
                 }
-                if counts.records % 65_536 == 0 {
+                if conv.counts.records % 65_536 == 0 {
                     if let Some(p) = progress.as_mut() {
-                        p(counts.records);
+                        p(conv.counts.records);
                     }
                 }
             }
         }
     }
+    let mut counts = conv.counts;
+    counts.unsorted_records = reader.unsorted_records();
     if let Some(p) = progress.as_mut() {
         p(counts.records);
+    }
+    if counts.records == 0 {
+        return Err(ReplayError::NothingToReplay {
+            path,
+            reason: reader.empty_reason(),
+        });
+    }
+    if counts.records == counts.skipped_zero_size {
+        return Err(ReplayError::NothingToReplay {
+            path,
+            reason: format!(
+                "all {} records have size 0 (zero-size records are skipped)",
+                counts.records
+            ),
+        });
     }
     if let serde_json::Value::Object(m) = &mut config {
         m.insert(
@@ -278,12 +433,52 @@ pub fn run_replay<S: RecordSource>(
             serde_json::to_value(counts).expect("counts serialise"),
         );
     }
-    let elapsed = rec.last_done_ns;
-    Ok(rec.finish(
-        "replay",
-        0,
-        config,
-        device.info().clone(),
-        device.stats(elapsed),
-    ))
+    let drained_ns = if opts.drain_at_end {
+        Some(drain(device, rec.last_done_ns).map_err(ReplayError::Drain)?)
+    } else {
+        None
+    };
+    Ok(rec.finish_drained("replay", 0, config, device, drained_ns))
+}
+
+/// `start_ns + time_ns / speed` in whole nanoseconds, or `None` past
+/// [`MAX_ARRIVAL_NS`]. The division is done in floating point, where `time / 1e-300`
+/// is finite or infinite but never wraps; speed 1 is exact.
+fn scaled_arrival(start_ns: Ns, time_ns: u64, speed: f64) -> Option<Ns> {
+    let scaled_ns = if speed == 1.0 {
+        time_ns
+    } else {
+        let scaled = (time_ns as f64 / speed).round();
+        if !(scaled <= MAX_ARRIVAL_NS as f64) {
+            return None;
+        }
+        scaled as Ns
+    };
+    start_ns
+        .checked_add(scaled_ns)
+        .filter(|&at| at <= MAX_ARRIVAL_NS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaled_arrivals_are_checked_against_virtual_time() {
+        assert_eq!(scaled_arrival(10, 1_000, 2.0), Some(510));
+        assert_eq!(
+            scaled_arrival(0, 1_000_000, 1e-9),
+            Some(1_000_000_000_000_000)
+        );
+        assert_eq!(
+            scaled_arrival(0, 1_000_000, 1e-12),
+            Some(1_000_000_000_000_000_000)
+        );
+        assert_eq!(scaled_arrival(0, 1_000_000, 1e-13), None); // 1e19 ns > 2^62 ns
+        assert_eq!(scaled_arrival(0, 1, 1e-300), None);
+        assert_eq!(scaled_arrival(0, 0, 1e-300), Some(0));
+        assert_eq!(scaled_arrival(MAX_ARRIVAL_NS, 1, 1.0), None);
+        assert_eq!(scaled_arrival(MAX_ARRIVAL_NS, 1, 2.0), None);
+        assert_eq!(scaled_arrival(0, u64::MAX, 1.0), None);
+    }
 }

@@ -2,8 +2,33 @@
 //! docs/results-schema.md). Deterministic: no wall-clock or host data in here.
 
 use serde::Serialize;
-use zonelab_devices::{DeviceInfo, DeviceStats};
+use zonelab_devices::{Command, Device, DeviceError, DeviceInfo, DeviceStats, Payload};
 use zonelab_engine::{LatencyHistogram, LatencySummary, Ns, TimeSeries, MIB, NS_PER_S};
+
+/// The most points a throughput series keeps. Past it the series' interval doubles
+/// (buckets merge pairwise), so a run's memory does not grow with its virtual
+/// length; the CLI rejects an explicit `--sample-interval` that would need more.
+/// A million points holds a week of 1 s samples (an MSR Cambridge trace) and a
+/// day of 100 ms samples, as 8 MB in memory.
+pub const MAX_SERIES_POINTS: usize = 1_000_000;
+
+/// The shortest series interval that keeps a run of `duration_ns` within
+/// [`MAX_SERIES_POINTS`] (buckets `0..=duration / interval`).
+pub fn min_series_interval_ns(duration_ns: Ns) -> Ns {
+    duration_ns / MAX_SERIES_POINTS as u64 + 1
+}
+
+/// Drains the device's write buffers after a run: one flush submitted at `at_ns`
+/// (the run's last completion), not counted among the run's requests. Afterwards
+/// data the host wrote is on the media wherever the model's flush puts it there
+/// (volatile buffers of SSDs, disk write caches); power-loss-protected buffers
+/// (ZNS SSDs) keep it and report it as `buffered_write_bytes`. Returns when the
+/// flush completed.
+pub fn drain(device: &mut dyn Device, at_ns: Ns) -> Result<Ns, DeviceError> {
+    device
+        .submit(at_ns, &Command::Flush, Payload::SizeOnly)
+        .map(|c| c.done_ns)
+}
 
 use crate::reproduce_result::round_sig;
 
@@ -41,6 +66,9 @@ pub struct RunResult {
     /// Zone resets issued by the job itself (wrapping zoned writes).
     pub job_zone_resets: u64,
     pub device_stats: DeviceStats,
+    /// When the end-of-run drain (a flush after the last completion) completed;
+    /// `None` when the run was not drained. `device_stats` include the drain.
+    pub drain_done_ns: Option<Ns>,
     /// Throughput over virtual time, MiB/s per interval.
     pub throughput_series: ThroughputSeries,
 }
@@ -86,7 +114,7 @@ impl Recorder {
             read_bytes: 0,
             write_bytes: 0,
             trim_bytes: 0,
-            series: TimeSeries::new(series_interval_ns),
+            series: TimeSeries::bounded(series_interval_ns, MAX_SERIES_POINTS),
             job_zone_resets: 0,
             start_ns,
             last_done_ns: start_ns,
@@ -116,6 +144,28 @@ impl Recorder {
             self.series.add(done_ns - self.start_ns, bytes as f64);
         }
         self.last_done_ns = self.last_done_ns.max(done_ns);
+    }
+
+    /// Builds the result with the device's statistics up to `drained_ns` (the end
+    /// of an end-of-run drain) or the last completion.
+    pub fn finish_drained(
+        self,
+        kind: &str,
+        seed: u64,
+        config: serde_json::Value,
+        device: &dyn Device,
+        drained_ns: Option<Ns>,
+    ) -> RunResult {
+        let elapsed = drained_ns.unwrap_or(0).max(self.last_done_ns);
+        let mut r = self.finish(
+            kind,
+            seed,
+            config,
+            device.info().clone(),
+            device.stats(elapsed),
+        );
+        r.drain_done_ns = drained_ns;
+        r
     }
 
     /// Builds the result.
@@ -169,6 +219,7 @@ impl Recorder {
             },
             job_zone_resets: self.job_zone_resets,
             device_stats,
+            drain_done_ns: None,
             throughput_series: ThroughputSeries {
                 interval_ns: self.series.interval_ns,
                 mib_s,

@@ -52,9 +52,24 @@ fn reproduce_znsage_small_scale_directions_and_determinism() {
         "fig9.drop_95_5",
         "fig9.drop_50_50",
         "gc.faults_avoided",
+        "fig8.same_device_min_ratio",
+        "fig9.drop_order",
         "rmap.mib_per_4gib",
     ] {
         assert!(ids.contains(&id), "claim {id} missing");
+    }
+    // The host-cost counters behind the same-device ratio: ZNSwap issues a write
+    // request per page swapped out, ZNSage one per 24 pages (the zn540's 96 KiB).
+    let req = fig(&r, "requests_per_swap_out");
+    for (w, s) in ys(req, "ZNSwap").iter().zip(ys(req, "ZNSage (zn540)")) {
+        assert!(
+            *w >= 1.0 && s < 0.2,
+            "ZNSwap {w} vs ZNSage {s} requests per page"
+        );
+    }
+    let cpu = fig(&r, "block_cpu_per_swap_out");
+    for (w, s) in ys(cpu, "ZNSwap").iter().zip(ys(cpu, "ZNSage (zn540)")) {
+        assert!(w > &s, "block CPU per page: ZNSwap {w} vs ZNSage {s}");
     }
     for id in ["gc.faults_avoided", "rmap.mib_per_4gib"] {
         let c = r.claims.iter().find(|c| c.id == id).unwrap();

@@ -85,6 +85,7 @@ fn open_loop(speed: f64) -> ReplayOptions {
         series_interval_ns: 10 * NS_PER_MS,
         limit: None,
         fold_to_capacity: false,
+        ..ReplayOptions::default()
     }
 }
 
@@ -94,6 +95,7 @@ fn closed_loop(qd: u32) -> ReplayOptions {
         series_interval_ns: 10 * NS_PER_MS,
         limit: None,
         fold_to_capacity: false,
+        ..ReplayOptions::default()
     }
 }
 

@@ -1,6 +1,7 @@
 //! Simulation speed of the swap model: ZNSage on the sk-hynix-zns profile with
-//! 4 GiB of usable swap, 16 vm-scalability threads writing random pages at 60%
-//! utilisation (after the first-touch fill), as in `reproduce znsage` at scale 1.
+//! 4 GiB of usable swap in 565 zones of 8,448 KiB (11 stripe rows), host costs on 8
+//! cores, 16 vm-scalability threads writing random pages at 60% utilisation (after
+//! the first-touch fill), as in `reproduce znsage` at scale 1.
 //! Prints simulated page faults per wall-clock second. Wall-clock time is read
 //! here only, never inside the simulation.
 //!
@@ -8,14 +9,14 @@
 
 use std::time::Instant;
 use zonelab_engine::RngStreams;
-use zonelab_systems::swap::setup::zns_device;
+use zonelab_systems::swap::setup::zns_device_kib;
 use zonelab_systems::swap::workloads::{VmPhase, VmScalability};
 use zonelab_systems::swap::znsage::{znsage, ZnsageOptions};
 use zonelab_systems::swap::{MemoryConfig, SwapBackend, SwapSim, ZoneSwapConfig};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let zones = 49; // 49 x 96 MiB x 0.88 >= 4 GiB usable
-    let dev = zns_device("sk-hynix-zns", zones, None, None)?;
+    // 565 x 8,448 KiB x 0.88 >= 4 GiB usable (znsage_runs::Geometry at scale 1).
+    let dev = zns_device_kib("sk-hynix-zns", 565, Some(8448), None)?;
     let backend = znsage(dev, ZoneSwapConfig::default(), &ZnsageOptions::default())?;
     let usable = backend.usable_slots();
     let limit = (usable / 32) as u32;

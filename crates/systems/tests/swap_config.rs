@@ -7,7 +7,7 @@ use swap_support::*;
 use zonelab_engine::RngStreams;
 use zonelab_systems::swap::conventional_ssd::ConventionalSwap;
 use zonelab_systems::swap::setup::{ssd_device, zns_device};
-use zonelab_systems::swap::workloads::{KvCache, VmPhase, VmScalability};
+use zonelab_systems::swap::workloads::{KvCache, KvOpCosts, VmPhase, VmScalability};
 use zonelab_systems::swap::znsage::{znsage, ZnsageOptions};
 use zonelab_systems::swap::{MemoryConfig, SwapError, SwapSim, ZoneSwapConfig};
 use zonelab_workloads::ycsb::workload_b;
@@ -146,7 +146,7 @@ fn bad_zone_swap_configs_name_the_field() {
     for unit in [0, 1000, 4 << 20] {
         let dev = zns_device("sk-hynix-zns", 20, Some(3), None).unwrap();
         let opts = ZnsageOptions {
-            write_unit_bytes: unit,
+            write_unit_bytes: Some(unit),
             ..Default::default()
         };
         let e = znsage(dev, zone_cfg(false), &opts)
@@ -212,7 +212,9 @@ fn bad_workloads_and_full_swap_are_errors() {
     assert_eq!(field_of(&e), "vm_scalability.pages");
     let mut spec = workload_b();
     spec.record_count = 0;
-    let e = KvCache::new(&spec, 4, 0, Some(&rngs)).err().unwrap();
+    let e = KvCache::new(&spec, 4, KvOpCosts::uniform(0), Some(&rngs))
+        .err()
+        .unwrap();
     assert_eq!(field_of(&e), "kv.ycsb");
     one_line(&e);
     // A footprint larger than memory + swap: swap-out fails with SwapFull.

@@ -5,7 +5,7 @@ mod swap_support;
 
 use swap_support::*;
 use zonelab_engine::RngStreams;
-use zonelab_systems::swap::workloads::{KvCache, VmPhase, VmScalability};
+use zonelab_systems::swap::workloads::{KvCache, KvOpCosts, VmPhase, VmScalability, Workload};
 use zonelab_systems::swap::SwapSim;
 use zonelab_workloads::ycsb::workload_a;
 
@@ -40,8 +40,8 @@ fn kv_cache_runs_are_deterministic() {
         spec.record_count = 6_000;
         spec.operation_count = 8_000;
         let rngs = RngStreams::new(4);
-        let mut load = KvCache::new(&spec, 4, 10_000, None).unwrap();
-        let pages = load.footprint_pages();
+        let mut load = KvCache::new(&spec, 4, KvOpCosts::uniform(10_000), None).unwrap();
+        let pages = load.pages();
         let mut sim = SwapSim::new(
             mem_cfg(),
             pages,
@@ -50,7 +50,7 @@ fn kv_cache_runs_are_deterministic() {
         )
         .unwrap();
         sim.run(&mut load).unwrap();
-        let mut run = KvCache::new(&spec, 4, 10_000, Some(&rngs)).unwrap();
+        let mut run = KvCache::new(&spec, 4, KvOpCosts::uniform(10_000), Some(&rngs)).unwrap();
         serde_json::to_string(&sim.run(&mut run).unwrap()).unwrap()
     };
     assert_eq!(go(), go());

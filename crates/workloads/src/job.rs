@@ -35,6 +35,12 @@ impl RwMode {
     }
 }
 
+impl RwMode {
+    /// The names `from_str` accepts (`rw` is also taken for `readwrite`), as help
+    /// texts and errors list them.
+    pub const NAMES: &'static str = "read, write, randread, randwrite, readwrite, randrw";
+}
+
 impl FromStr for RwMode {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
@@ -45,7 +51,12 @@ impl FromStr for RwMode {
             "randwrite" => RwMode::RandWrite,
             "readwrite" | "rw" => RwMode::ReadWrite,
             "randrw" => RwMode::RandRw,
-            _ => return Err(format!("unknown rw mode `{s}` (expected read, write, randread, randwrite, readwrite, randrw)")),
+            _ => {
+                return Err(format!(
+                    "unknown rw mode `{s}` (expected {})",
+                    RwMode::NAMES
+                ))
+            }
         })
     }
 }
@@ -174,6 +185,16 @@ impl JobSpec {
                 "bs",
                 self.block_size_bytes,
                 "too large for one command",
+            ));
+        }
+        if let Some(io) = self.io_size_bytes.filter(|&io| io < self.block_size_bytes) {
+            return Err(bad(
+                "io_size",
+                io,
+                format!(
+                    "smaller than one {}-byte request (bs): the job would transfer nothing",
+                    self.block_size_bytes
+                ),
             ));
         }
         if self.iodepth == 0 || self.iodepth > 65_536 {

@@ -208,6 +208,7 @@ impl Device for CmrHdd {
         if let Some(cache) = &self.cache {
             // Reads served from the buffer never reach the mechanics' counts.
             st.host_read_bytes += cache.counters().read_hit_bytes;
+            st.buffered_write_bytes = cache.dirty_bytes();
             cache.report(elapsed_ns, &mut st.counters);
         }
         st.finish()

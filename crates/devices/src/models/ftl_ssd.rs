@@ -177,6 +177,7 @@ struct Counts {
 }
 
 /// The device.
+#[derive(Clone)]
 pub struct FtlSsd {
     info: DeviceInfo,
     flash: FlashArray,
@@ -686,6 +687,10 @@ impl FtlSsd {
 }
 
 impl Device for FtlSsd {
+    fn boxed_clone(&self) -> Option<Box<dyn Device>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn info(&self) -> &DeviceInfo {
         &self.info
     }
@@ -779,6 +784,8 @@ impl FtlSsd {
             gc_runs: s.gc_runs,
             gc_copied_bytes: s.gc_copied_bytes,
             erases: s.erases + slc.erases,
+            // Host data of the program unit being filled: only in the DRAM buffer.
+            buffered_write_bytes: self.map.staged_units(HOST) as u64 * UNIT_BYTES,
             ..Default::default()
         };
         add_utilisation(&mut st, &self.flash, &self.ctl, elapsed_ns);

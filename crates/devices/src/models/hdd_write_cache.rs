@@ -251,6 +251,12 @@ impl HddWriteCache {
         self.counters
     }
 
+    /// Bytes written by the host that no flush batch has taken yet: only in the
+    /// buffer (batches under way already count as platter writes).
+    pub fn dirty_bytes(&self) -> u64 {
+        self.dirty_bytes
+    }
+
     /// Bytes in the buffer at `t_ns` (not before the last submitted command; as
     /// far as that command brought the cache up to date).
     pub fn occupancy_bytes(&self, t_ns: Ns) -> u64 {

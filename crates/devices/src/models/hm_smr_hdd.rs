@@ -356,6 +356,21 @@ command_us = 100.0
         assert_eq!(r[0].zone_type, ZoneType::Conventional);
         assert_eq!(r[1].zone_type, ZoneType::Conventional);
         assert_eq!(r[2].zone_type, ZoneType::SequentialWriteRequired);
+        // Conventional zones have no boundary constraint (ZBC/ZAC): a write and a
+        // read spanning zones 0 and 1 are accepted.
+        for cmd in [
+            Command::Write {
+                lba: ZONE - 1,
+                blocks: 2,
+            },
+            Command::Read {
+                lba: ZONE - 1,
+                blocks: 2,
+            },
+        ] {
+            d.submit(0, &cmd, Payload::SizeOnly)
+                .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+        }
         // A write crossing from a conventional into a sequential zone is rejected.
         let err = d
             .submit(

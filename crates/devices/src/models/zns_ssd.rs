@@ -86,6 +86,12 @@ pub struct ZonesSection {
     pub zone_count: u32,
     pub zone_size_mib: u64,
     pub zone_capacity_mib: u64,
+    /// Finer zone size and capacity in KiB, overriding the MiB fields when set
+    /// (scaled-down namespaces whose zones are a few flash stripe rows).
+    #[serde(default)]
+    pub zone_size_kib: Option<u64>,
+    #[serde(default)]
+    pub zone_capacity_kib: Option<u64>,
     pub max_open_zones: u32,
     pub max_active_zones: u32,
     /// Dies a zone is striped over (a divisor of the flash's dies).
@@ -143,6 +149,22 @@ impl ZnsSsd {
         )?;
         v.range("zones.zone_count", z.zone_count, 1, 1 << 20)?;
         v.range("zones.zone_size_mib", z.zone_size_mib, 1, 1 << 16)?;
+        let zone_size_kib = z.zone_size_kib.unwrap_or(z.zone_size_mib * 1024);
+        let zone_capacity_kib = z.zone_capacity_kib.unwrap_or(z.zone_capacity_mib * 1024);
+        v.range("zones.zone_capacity_kib", zone_capacity_kib, 4, 1 << 26)?;
+        v.range(
+            "zones.zone_size_kib",
+            zone_size_kib,
+            zone_capacity_kib,
+            1 << 26,
+        )?;
+        v.check(
+            "zones.zone_capacity_kib",
+            zone_capacity_kib,
+            (zone_capacity_kib * KIB).is_multiple_of(z.block_bytes as u64)
+                && (zone_size_kib * KIB).is_multiple_of(z.block_bytes as u64),
+            "zone size and capacity in whole blocks",
+        )?;
         v.range(
             "zones.zone_capacity_mib",
             z.zone_capacity_mib,
@@ -243,8 +265,8 @@ impl ZnsSsd {
         let block_bytes = z.block_bytes as u64;
         let layout = ZoneLayout {
             zone_count: z.zone_count,
-            zone_size_blocks: z.zone_size_mib * MIB / block_bytes,
-            zone_capacity_blocks: z.zone_capacity_mib * MIB / block_bytes,
+            zone_size_blocks: zone_size_kib * KIB / block_bytes,
+            zone_capacity_blocks: zone_capacity_kib * KIB / block_bytes,
             conventional_zones: 0,
             max_open_zones: z.max_open_zones,
             max_active_zones: z.max_active_zones,
@@ -365,6 +387,17 @@ impl ZnsSsd {
         acked
     }
 
+    /// Blocks written to zones but not yet programmed: the partial stripe rows held
+    /// in the (power-loss-protected) write buffer.
+    fn buffered_blocks(&self) -> u64 {
+        (self.zones.layout().conventional_zones..self.zones.layout().zone_count)
+            .map(|z| {
+                let written = self.zones.write_pointer(z) - self.zones.zone_start(z);
+                written.saturating_sub(self.programmed_blocks[z as usize])
+            })
+            .sum()
+    }
+
     /// Programs every complete stripe row of `zone` below `written_blocks`.
     fn program_full_units(&mut self, zone: u32, written_blocks: u64, ready_ns: Ns) {
         let row = self.row_blocks();
@@ -477,6 +510,12 @@ impl Device for ZnsSsd {
         self.metadata_bytes
     }
 
+    /// One program unit (page x bits per cell x planes): the zone is programmed a
+    /// program unit per die at a time (ZN540 profile: 16 KiB x 3 x 2 = 96 KiB).
+    fn preferred_write_bytes(&self) -> u64 {
+        self.program_unit_blocks * self.info.block_bytes as u64
+    }
+
     fn submit(
         &mut self,
         now_ns: Ns,
@@ -552,6 +591,7 @@ impl Device for ZnsSsd {
             erases: s.erases,
             zone_resets: s.zone_resets,
             zone_finishes: s.zone_finishes,
+            buffered_write_bytes: self.buffered_blocks() * self.info.block_bytes as u64,
             ..Default::default()
         };
         add_utilisation(&mut st, &self.flash, &self.ctl, elapsed_ns);

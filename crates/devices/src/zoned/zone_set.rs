@@ -212,6 +212,10 @@ impl ZoneSet {
     pub fn check_read(&self, lba: Lba, blocks: u32) -> Result<u32, DeviceError> {
         self.check_range("read", lba, blocks)?;
         let zone = self.zone_of(lba);
+        if self.is_conventional(zone) {
+            self.check_conventional_span("read", zone, lba, blocks)?;
+            return Ok(zone);
+        }
         let end = lba + blocks as u64;
         let zone_end = self.zone_start(zone) + self.layout.zone_size_blocks;
         if end > zone_end {
@@ -244,19 +248,7 @@ impl ZoneSet {
         self.check_range("write", lba, blocks)?;
         let zone = self.zone_of(lba);
         if self.is_conventional(zone) {
-            if self.zones[zone as usize].state == ZoneState::Offline {
-                return Err(DeviceError::Offline { zone });
-            }
-            let zone_end = self.zone_start(zone) + self.layout.zone_size_blocks;
-            if lba + blocks as u64 > zone_end {
-                return Err(DeviceError::BoundaryCrossed {
-                    command: "write",
-                    zone,
-                    lba,
-                    blocks,
-                    capacity_end: zone_end,
-                });
-            }
+            self.check_conventional_span("write", zone, lba, blocks)?;
             return Ok(ZoneWrite {
                 zone,
                 lba,
@@ -274,6 +266,35 @@ impl ZoneSet {
             });
         }
         self.advance(zone, "write", blocks)
+    }
+
+    /// Checks a read or write that starts in conventional zone `zone`. ZBC/ZAC put no
+    /// zone-boundary constraint on conventional zones, so the request may span several
+    /// of them (every one must be online); it may not run on into the first
+    /// write-pointer zone (ZBC's WRITE/READ BOUNDARY VIOLATION).
+    fn check_conventional_span(
+        &self,
+        command: &'static str,
+        zone: u32,
+        lba: Lba,
+        blocks: u32,
+    ) -> Result<(), DeviceError> {
+        let end = lba + blocks as u64;
+        let conventional_end = self.zone_start(self.layout.conventional_zones);
+        if end > conventional_end {
+            return Err(DeviceError::BoundaryCrossed {
+                command,
+                zone,
+                lba,
+                blocks,
+                capacity_end: conventional_end,
+            });
+        }
+        let last = self.zone_of(end - 1);
+        match (zone..=last).find(|&z| self.zones[z as usize].state == ZoneState::Offline) {
+            Some(z) => Err(DeviceError::Offline { zone: z }),
+            None => Ok(()),
+        }
     }
 
     /// Validates and applies a zone append to the zone starting at `zone_lba`.

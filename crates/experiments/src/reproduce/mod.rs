@@ -9,14 +9,17 @@ mod conzone_streams;
 mod devices_table1;
 mod hhzs;
 mod hhzs_motivation;
+pub mod main_job;
 mod mios;
 mod mios_extra;
 mod mios_load;
 mod mios_more;
 mod mu_rmw;
+mod mu_rmw_runs;
+mod mu_rmw_sensitivity;
 mod outputs;
 mod znsage;
-mod znsage_runs;
+pub mod znsage_runs;
 
 pub use outputs::{write_outputs, OutputFiles};
 
@@ -76,6 +79,7 @@ pub fn targets() -> Vec<Box<dyn Target>> {
     vec![
         Box::new(devices_table1::DevicesTable1),
         Box::new(mu_rmw::MuRmwTarget),
+        Box::new(mu_rmw_sensitivity::MuRmwSensitivityTarget),
         Box::new(mios::MiosTarget),
         Box::new(hhzs_motivation::HhzsMotivationTarget),
         Box::new(hhzs::HhzsTarget),

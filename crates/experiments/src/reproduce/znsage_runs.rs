@@ -3,22 +3,28 @@
 //!
 //! Sizes at scale 1 (the paper's 512 GB swap and 2 GB cgroup limit are beyond a
 //! 10-minute run; the ratios that matter are kept): 4 GiB of usable swap slots on
-//! every back end (the paper's 4 GB example of §3.2); a memory limit of 1/32 of it;
-//! at least 32 zones so that the 8 per-core zones, the GC zone and the watermarks
-//! are a minority of them (the paper's 512 GB had 475 ZN540 zones). A zone keeps
-//! its profile capacity when that allows 32 zones (SK Hynix: 96 MiB), else it is
-//! shrunk to a multiple of 3 MiB (whole flash stripe rows of both profiles;
-//! ZN540: 1,077 MiB -> 144 MiB at scale 1), so the ZN540's zones stay the larger.
+//! every back end (the paper's 4 GB example of §3.2), scaled with `--scale`; a
+//! memory limit of 1/32 of it. The zone count does not shrink with the scale: a
+//! swap area has about 548 zones at every scale (`nr_swap_zones` = 548 in ZNSage's
+//! setup script, `run-setup.sh` of h2wonS/znswap; 548 ZN540 zones are the paper's
+//! ~512 GB), and zones are whole flash stripe rows of their device (ZN540: 1.5 MiB,
+//! SK Hynix: 0.75 MiB), at least one; so a swap area has at least a few hundred
+//! zones spread over all die groups, and the 8 per-core zones, the GC zone and the
+//! watermarks are ~2% of it, as in the paper. `setup::zns_device_kib` keeps each
+//! device's striping, program unit and erase time per byte.
 
 use super::ReproduceError;
 use zonelab_engine::{ms_to_ns, Ns, RngStreams, KIB, MIB};
 use zonelab_systems::swap::conventional_ssd::ConventionalSwap;
-use zonelab_systems::swap::setup::{ssd_device, zns_device};
-use zonelab_systems::swap::workloads::{KvCache, VmPhase, VmScalability};
+use zonelab_systems::swap::setup::{ssd_device, zns_device_kib, zns_geometry};
+use zonelab_systems::swap::workloads::{
+    kv_json_bytes, KvCache, KvOpCosts, VmPhase, VmScalability, Workload,
+};
 use zonelab_systems::swap::znsage::{znsage, ZnsageOptions};
 use zonelab_systems::swap::znswap::znswap;
 use zonelab_systems::swap::{
-    MemoryConfig, SwapBackend, SwapError, SwapRunStats, SwapSim, ZoneSwapConfig, PAGE_BYTES,
+    HostCosts, MemoryConfig, SwapBackend, SwapError, SwapRunStats, SwapSim, ZoneSwapConfig,
+    PAGE_BYTES,
 };
 use zonelab_workloads::ycsb::CoreWorkloadSpec;
 
@@ -27,10 +33,8 @@ const SWAP_MIB_AT_SCALE_1: f64 = 4096.0;
 /// Memory limit as a share of the swap area (assumption; the paper's 2 GB / 512 GB
 /// would leave too few pages for 16 threads' reclaim batches at small scales).
 const LIMIT_SHARE_OF_SWAP: f64 = 1.0 / 32.0;
-/// Zones at least in a swap area.
-const MIN_ZONES: u64 = 32;
-/// Zone capacities are multiples of this (a whole stripe row of both profiles).
-const ZONE_STEP_MIB: u64 = 3;
+/// Zones of a swap area (ZNSage's `run-setup.sh`: `nr_swap_zones` = 548).
+const TARGET_ZONES: u64 = 548;
 /// vm-scalability threads (ZNSage §5.2.1: 16 test threads).
 pub const VM_THREADS: u32 = 16;
 /// CPU cores (ZNSage Table 2: 8 cores).
@@ -45,9 +49,49 @@ const KV_RECORDS_AT_SCALE_1: f64 = 300_000.0;
 const KV_MIN_LIMIT_PAGES: u32 = 256;
 /// YCSB operations per run at scale 1.
 const KV_OPS_AT_SCALE_1: f64 = 600_000.0;
-/// Per-request network + memcached time of a client thread (assumption: ~50 µs
-/// request/response over the paper's 2.5 Gb Ethernet, Table 3).
+/// Per-request time of a client thread for a minimal request and response
+/// (assumption: ~50 µs round trip and processing over the paper's 2.5 Gb Ethernet,
+/// Table 3); the bytes of the operation are added at the link rate ([`kv_costs`]).
 pub const KV_REQUEST_US: f64 = 50.0;
+/// The client-server link (ZNSage Table 3: 2.5 Gbps Ethernet).
+const KV_LINK_BITS_PER_S: f64 = 2.5e9;
+/// Per-operation times of the Memcached-YCSB client: a read receives the record's
+/// JSON (GET: all fields as loaded, only the updated ones once an update rewrote
+/// it), an update sends the updated fields (REPLACE; one field unless
+/// `write_all_fields`), each at the link rate on top of [`KV_REQUEST_US`].
+pub fn kv_costs(spec: &CoreWorkloadSpec) -> KvOpCosts {
+    let read_bytes = kv_json_bytes(spec.field_count, spec.field_length_bytes);
+    let written = if spec.write_all_fields {
+        spec.field_count
+    } else {
+        1
+    };
+    let update_bytes = kv_json_bytes(written, spec.field_length_bytes);
+    let wire_ns = |bytes: u64| (bytes as f64 * 8.0 / KV_LINK_BITS_PER_S * 1e9).round() as Ns;
+    let base = ms_to_ns(KV_REQUEST_US / 1000.0);
+    KvOpCosts {
+        read_ns: base + wire_ns(read_bytes),
+        read_updated_ns: base + wire_ns(update_bytes),
+        update_ns: base + wire_ns(update_bytes),
+    }
+}
+
+/// What a run varies besides the back end (ablations): ZNSage's page-table update
+/// during GC and the host costs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Variant {
+    pub pt_update: bool,
+    pub host: HostCosts,
+}
+
+impl Default for Variant {
+    fn default() -> Self {
+        Self {
+            pt_update: true,
+            host: HostCosts::default(),
+        }
+    }
+}
 
 /// A back end on its device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,13 +145,15 @@ impl Geometry {
         }
     }
 
-    /// (zones, zone capacity MiB) for a profile whose zone capacity is `cap_mib`.
-    fn zones(&self, cap_mib: u64, op: f64) -> (u32, u64) {
-        let total_mib = (self.usable_slots * PAGE_BYTES) as f64 / (1.0 - op) / MIB as f64;
-        let fit = (total_mib / MIN_ZONES as f64) as u64 / ZONE_STEP_MIB * ZONE_STEP_MIB;
-        let cap = cap_mib.min(fit.max(ZONE_STEP_MIB));
-        let zones = (total_mib / cap as f64).ceil() as u32;
-        (zones, cap)
+    /// (zones, zone capacity KiB) on `profile`: about [`TARGET_ZONES`] zones of
+    /// whole stripe rows (at least one row, at most the profile's capacity) that
+    /// hold the usable slots after over-provisioning `op`.
+    pub fn zones(&self, profile: &str, op: f64) -> Result<(u32, u64), ReproduceError> {
+        let g = zns_geometry(profile).map_err(swap_err)?;
+        let total_kib = (self.usable_slots * PAGE_BYTES) as f64 / (1.0 - op) / KIB as f64;
+        let rows = ((total_kib / TARGET_ZONES as f64) / g.stripe_row_kib as f64).floor() as u64;
+        let cap = (rows.max(1) * g.stripe_row_kib).min(g.zone_capacity_kib);
+        Ok(((total_kib / cap as f64).ceil() as u32, cap))
     }
 }
 
@@ -119,32 +165,33 @@ fn swap_err(e: SwapError) -> ReproduceError {
 pub fn backend(
     kind: Kind,
     geo: &Geometry,
-    pt_update: bool,
+    variant: &Variant,
 ) -> Result<Box<dyn SwapBackend>, ReproduceError> {
     let zcfg = ZoneSwapConfig {
         cores: CORES,
+        host: variant.host,
         ..Default::default()
     };
     let op = zcfg.over_provisioning;
     Ok(match kind {
         Kind::Znsage | Kind::ZnsageZn540 => {
-            let (profile, cap) = if kind == Kind::Znsage {
-                ("sk-hynix-zns", 96)
+            let profile = if kind == Kind::Znsage {
+                "sk-hynix-zns"
             } else {
-                ("zn540", 1077)
+                "zn540"
             };
-            let (zones, cap) = geo.zones(cap, op);
-            let dev = zns_device(profile, zones, Some(cap), None).map_err(swap_err)?;
+            let (zones, cap) = geo.zones(profile, op)?;
+            let dev = zns_device_kib(profile, zones, Some(cap), None).map_err(swap_err)?;
             let opts = ZnsageOptions {
-                gc_page_table_update: pt_update,
+                gc_page_table_update: variant.pt_update,
                 ..Default::default()
             };
             Box::new(znsage(dev, zcfg, &opts).map_err(swap_err)?)
         }
         Kind::Znswap => {
-            let (zones, cap) = geo.zones(1077, op);
+            let (zones, cap) = geo.zones("zn540", op)?;
             // lbaf 4: 4 KiB + 64 B metadata (Table 1), the format ZNSwap needs.
-            let dev = zns_device("zn540", zones, Some(cap), Some(4)).map_err(swap_err)?;
+            let dev = zns_device_kib("zn540", zones, Some(cap), Some(4)).map_err(swap_err)?;
             Box::new(znswap(dev, zcfg).map_err(swap_err)?)
         }
         Kind::Ssd => {
@@ -159,7 +206,11 @@ pub fn backend(
             let ppb = ((cap_mib * KIB / 128 / sb_kib_per_page) / 3 * 3).clamp(3, 192) as u32;
             let dev =
                 ssd_device("ssd-conventional", cap_mib, Some(ppb), Some(dies)).map_err(swap_err)?;
-            Box::new(ConventionalSwap::new(dev, None, CORES, false).map_err(swap_err)?)
+            Box::new(
+                ConventionalSwap::new(dev, None, CORES, false)
+                    .and_then(|b| b.with_host_costs(variant.host))
+                    .map_err(swap_err)?,
+            )
         }
     })
 }
@@ -205,11 +256,11 @@ pub fn vm_run(
     kind: Kind,
     geo: &Geometry,
     util: f64,
-    pt_update: bool,
+    variant: &Variant,
     length: VmLength,
     seed: u64,
 ) -> Result<VmResult, ReproduceError> {
-    let b = backend(kind, geo, pt_update)?;
+    let b = backend(kind, geo, variant)?;
     let swap_zone_bytes = b.slot_space() * PAGE_BYTES;
     let pages = geo.limit_pages + (geo.usable_slots as f64 * util) as u32;
     let mut sim = SwapSim::new(geo.memory(geo.limit_pages), pages, b, false).map_err(swap_err)?;
@@ -257,26 +308,47 @@ pub fn kv_run(
     kind: Kind,
     geo: &Geometry,
     scale: f64,
+    spec: CoreWorkloadSpec,
+    memory_share: f64,
+    costs: Option<KvOpCosts>,
+    seed: u64,
+) -> Result<(f64, SwapRunStats), ReproduceError> {
+    kv_run_with(kind, geo, scale, spec, memory_share, costs, false, seed)
+}
+
+/// [`kv_run`] with the in-place-update ablation switch.
+#[allow(clippy::too_many_arguments)]
+pub fn kv_run_with(
+    kind: Kind,
+    geo: &Geometry,
+    scale: f64,
     mut spec: CoreWorkloadSpec,
     memory_share: f64,
+    costs: Option<KvOpCosts>,
+    in_place_updates: bool,
     seed: u64,
 ) -> Result<(f64, SwapRunStats), ReproduceError> {
     spec.record_count = (KV_RECORDS_AT_SCALE_1 * scale).round().max(3_000.0) as u64;
     spec.operation_count = (KV_OPS_AT_SCALE_1 * scale).round().max(20_000.0) as u64;
-    let request_ns = ms_to_ns(KV_REQUEST_US / 1000.0);
-    let mut load = KvCache::new(&spec, KV_THREADS, request_ns, None).map_err(swap_err)?;
+    let costs = costs.unwrap_or_else(|| kv_costs(&spec));
+    let mut load = KvCache::new(&spec, KV_THREADS, costs, None).map_err(swap_err)?;
     let footprint = load.footprint_pages();
     // 100%: everything fits (plus a reclaim batch per thread of slack); 50%: half.
+    // 100%: everything fits, the items updates rewrite included; 50%: half of
+    // the loaded item set.
     let limit = if memory_share >= 1.0 {
-        footprint + VM_THREADS * RECLAIM_BATCH * 2
+        load.pages() + VM_THREADS * RECLAIM_BATCH * 2
     } else {
         ((footprint as f64 * memory_share) as u32).max(KV_MIN_LIMIT_PAGES)
     };
-    let b = backend(kind, geo, true)?;
-    let mut sim = SwapSim::new(geo.memory(limit), footprint, b, false).map_err(swap_err)?;
+    let b = backend(kind, geo, &Variant::default())?;
+    let mut sim = SwapSim::new(geo.memory(limit), load.pages(), b, false).map_err(swap_err)?;
     sim.run(&mut load).map_err(swap_err)?;
     let rngs = RngStreams::new(seed);
-    let mut run = KvCache::new(&spec, KV_THREADS, request_ns, Some(&rngs)).map_err(swap_err)?;
+    let mut run = KvCache::new(&spec, KV_THREADS, costs, Some(&rngs)).map_err(swap_err)?;
+    if in_place_updates {
+        run = run.with_in_place_updates();
+    }
     let s = sim.run(&mut run).map_err(swap_err)?;
     let ops_s = if s.elapsed_ns() == 0 {
         0.0

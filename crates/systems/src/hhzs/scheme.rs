@@ -35,6 +35,11 @@ pub struct SchemeStore {
     pub migration: bool,
 }
 
+impl Scheme {
+    /// The names `from_str` accepts, as help texts and errors list them.
+    pub const NAMES: &'static str = "b1-b9, auto, b3+m, p, p+m, hhzs";
+}
+
 impl std::str::FromStr for Scheme {
     type Err = String;
 
@@ -49,11 +54,7 @@ impl std::str::FromStr for Scheme {
             "hhzs" | "p+m+c" => Scheme::Hhzs,
             _ => match l.strip_prefix('b').and_then(|h| h.parse::<u32>().ok()) {
                 Some(h) if (1..=9).contains(&h) => Scheme::Basic(h),
-                _ => {
-                    return Err(format!(
-                        "unknown scheme `{s}` (known: b1-b9, auto, b3+m, p, p+m, hhzs)"
-                    ))
-                }
+                _ => return Err(format!("unknown scheme `{s}` (known: {})", Scheme::NAMES)),
             },
         })
     }

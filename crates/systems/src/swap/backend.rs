@@ -3,6 +3,7 @@
 //! valid slots and reports the moves so page tables can be updated, §4.4).
 
 use super::error::SwapError;
+use super::host::{CpuItem, HostStats};
 use super::{PageId, Slot, PAGE_BYTES};
 use serde::Serialize;
 use zonelab_devices::DeviceStats;
@@ -57,12 +58,16 @@ pub struct IoEvents {
     pub written: Vec<(Ns, PageId, Slot)>,
     /// Slots relocated by GC.
     pub moves: Vec<GcMove>,
+    /// Host CPU the call caused (block-layer submission and completion, lock
+    /// spinning, GC page-table updates), for the run loop to place on a core.
+    pub cpu: Vec<CpuItem>,
 }
 
 impl IoEvents {
     pub fn clear(&mut self) {
         self.written.clear();
         self.moves.clear();
+        self.cpu.clear();
     }
 }
 
@@ -107,14 +112,16 @@ pub trait SwapBackend {
     ) -> Result<(), SwapError>;
     /// Submits every partially filled bio list.
     fn flush(&mut self, now_ns: Ns, ev: &mut IoEvents) -> Result<(), SwapError>;
-    /// Reads `count` consecutive slots from `slot`; returns the completion time.
-    /// In payload mode `tags` receives what the device returned for each slot.
+    /// Reads `count` consecutive slots from `slot` in one request; returns the
+    /// device's completion time (its completion interrupt is in `ev.cpu`). In
+    /// payload mode `tags` receives what the device returned for each slot.
     fn read(
         &mut self,
         now_ns: Ns,
         slot: Slot,
         count: u32,
         tags: Option<&mut Vec<PageTag>>,
+        ev: &mut IoEvents,
     ) -> Result<Ns, SwapError>;
     /// The slot's content is no longer needed.
     fn free(&mut self, now_ns: Ns, slot: Slot) -> Result<(), SwapError>;
@@ -133,6 +140,10 @@ pub trait SwapBackend {
     /// Whether GC updates page tables while valid pages are in memory (§4.4).
     fn gc_updates_page_table(&self) -> bool;
     fn stats(&self) -> BackendStats;
+    /// Counters of the host block path (requests, CPU, scheduler-lock waits).
+    fn host_stats(&self) -> HostStats;
+    /// Drops host-path bookkeeping that ended by `now_ns` (callers go in time order).
+    fn forget_before(&mut self, now_ns: Ns);
     /// Checks internal invariants (reverse map vs. valid counts); tests call it.
     fn check_consistency(&self) -> Result<(), String> {
         Ok(())

@@ -3,7 +3,8 @@
 //! dominates a memory-pressure run.
 
 use super::error::{bad_config, SwapError};
-use zonelab_engine::{Ns, KIB};
+use super::host::HostCosts;
+use zonelab_engine::Ns;
 
 /// The memory model: cgroup limit, reclaim, faults, CPU costs.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,6 +107,8 @@ pub struct ZoneSwapConfig {
     pub zones: Option<u32>,
     /// Write real 4 KiB payloads carrying each page's tag (tests).
     pub payloads: bool,
+    /// Host CPU costs of the block path and of GC's page-table updates.
+    pub host: HostCosts,
 }
 
 impl Default for ZoneSwapConfig {
@@ -117,6 +120,7 @@ impl Default for ZoneSwapConfig {
             cores: 8,
             zones: None,
             payloads: false,
+            host: HostCosts::default(),
         }
     }
 }
@@ -143,6 +147,7 @@ impl ZoneSwapConfig {
         if !(1..=256).contains(&self.cores) {
             return Err(bad_config("zone_swap.cores", self.cores, "1..=256"));
         }
+        self.host.validate()?;
         let zones = self.zones.unwrap_or(device_zones);
         if zones > device_zones || zones == 0 {
             return Err(bad_config(
@@ -197,6 +202,3 @@ const ZNSWAP_HIGH_WMARK_DIVISOR: u32 = 25;
 /// Valid pages swap-zone GC moves per step: ZNSwap's 4 MiB GC buffer
 /// (`include/linux/swap.h`: `ZNS_GC_BYTES` = 2^10 pages), which ZNSage inherits.
 pub const GC_CHUNK_PAGES: u32 = 1024;
-
-/// ZNSage's write unit: the SK Hynix prototype "processes writes in 192 KB units" (§4.3).
-pub const ZNSAGE_WRITE_UNIT_BYTES: u64 = 192 * KIB;

@@ -10,6 +10,7 @@ use super::backend::{
     dev_err, encode_pages, read_pages, BackendStats, IoEvents, PageTag, SwapBackend,
 };
 use super::error::{bad_config, SwapError};
+use super::host::{BlockPath, CpuKind, HostCosts, HostStats, IoKind, IoScheduler};
 use super::{PageId, Slot, NONE, PAGE_BYTES};
 use std::collections::VecDeque;
 use zonelab_devices::{Command, Device, DeviceStats, Payload};
@@ -33,6 +34,8 @@ pub struct ConventionalSwap {
     payloads: bool,
     buf: Vec<u8>,
     stats: BackendStats,
+    /// The block layer to the device (`none` scheduler, the NVMe default).
+    host: BlockPath,
 }
 
 impl ConventionalSwap {
@@ -86,6 +89,7 @@ impl ConventionalSwap {
                 usable_slots: slots as u64,
                 ..Default::default()
             },
+            host: BlockPath::new(HostCosts::default(), IoScheduler::None),
         })
     }
 
@@ -137,26 +141,42 @@ impl ConventionalSwap {
         None
     }
 
-    fn write_run(&mut self, now_ns: Ns, tags: &[PageTag], first: Slot) -> Result<Ns, SwapError> {
+    /// Host CPU costs of the block path (default: [`HostCosts::default`]).
+    pub fn with_host_costs(mut self, costs: HostCosts) -> Result<Self, SwapError> {
+        costs.validate()?;
+        self.host = BlockPath::new(costs, IoScheduler::None);
+        Ok(self)
+    }
+
+    /// One write request of consecutive slots from `first`, its submitter ready at
+    /// `ready_ns`; returns (issue, end of its completion interrupt).
+    fn write_run(
+        &mut self,
+        ready_ns: Ns,
+        tags: &[PageTag],
+        first: Slot,
+    ) -> Result<(Ns, Ns), SwapError> {
+        let n = tags.len() as u32;
         let cmd = Command::Write {
             lba: first as u64,
-            blocks: tags.len() as u32,
+            blocks: n,
         };
         self.stats.write_commands += 1;
+        let issue_ns = self.host.submit(ready_ns, n, IoKind::SwapOut);
         let err = dev_err("ssd-swap");
-        if self.payloads {
+        let done = if self.payloads {
             let mut buf = std::mem::take(&mut self.buf);
             encode_pages(tags, &mut buf);
-            let c = self.dev.submit(now_ns, &cmd, Payload::Write(&buf));
+            let c = self.dev.submit(issue_ns, &cmd, Payload::Write(&buf));
             self.buf = buf;
-            Ok(c.map_err(err)?.done_ns)
+            c.map_err(err)?.done_ns
         } else {
-            Ok(self
-                .dev
-                .submit(now_ns, &cmd, Payload::SizeOnly)
+            self.dev
+                .submit(issue_ns, &cmd, Payload::SizeOnly)
                 .map_err(err)?
-                .done_ns)
-        }
+                .done_ns
+        };
+        Ok((issue_ns, self.host.complete(done, n, CpuKind::Deferred)))
     }
 }
 
@@ -208,19 +228,22 @@ impl SwapBackend for ConventionalSwap {
             slots.push(s);
         }
         // One write per run of consecutive slots (the block layer merges them).
+        let mut cursor = now_ns;
         let mut i = 0;
         while i < tags.len() {
             let mut j = i + 1;
             while j < tags.len() && slots[first + j] == slots[first + j - 1] + 1 {
                 j += 1;
             }
-            let done = self.write_run(now_ns, &tags[i..j], slots[first + i])?;
+            let (issue, done) = self.write_run(cursor, &tags[i..j], slots[first + i])?;
+            cursor = issue;
             for k in i..j {
                 ev.written.push((done, tags[k].page, slots[first + k]));
             }
             i = j;
         }
         self.stats.swap_out_pages += tags.len() as u64;
+        self.host.drain_into(&mut ev.cpu);
         Ok(())
     }
 
@@ -234,6 +257,7 @@ impl SwapBackend for ConventionalSwap {
         slot: Slot,
         count: u32,
         tags: Option<&mut Vec<PageTag>>,
+        ev: &mut IoEvents,
     ) -> Result<Ns, SwapError> {
         self.stats.swap_in_pages += count as u64;
         self.stats.read_commands += 1;
@@ -242,8 +266,12 @@ impl SwapBackend for ConventionalSwap {
             blocks: count,
         };
         let tags = tags.filter(|_| self.payloads);
-        read_pages(&mut *self.dev, now_ns, &cmd, count, tags, &mut self.buf)
-            .map_err(dev_err("ssd-swap"))
+        let issue_ns = self.host.submit(now_ns, count, IoKind::SwapIn);
+        let done = read_pages(&mut *self.dev, issue_ns, &cmd, count, tags, &mut self.buf)
+            .map_err(dev_err("ssd-swap"))?;
+        let end_ns = self.host.complete(done, count, CpuKind::Wakeup);
+        self.host.drain_into(&mut ev.cpu);
+        Ok(end_ns)
     }
 
     fn free(&mut self, now_ns: Ns, slot: Slot) -> Result<(), SwapError> {
@@ -298,6 +326,14 @@ impl SwapBackend for ConventionalSwap {
         let mut s = self.stats.clone();
         s.valid_slots = self.valid_total;
         s
+    }
+
+    fn host_stats(&self) -> HostStats {
+        self.host.stats().clone()
+    }
+
+    fn forget_before(&mut self, now_ns: Ns) {
+        self.host.forget_before(now_ns);
     }
 
     fn device_stats(&self, elapsed_ns: Ns) -> DeviceStats {

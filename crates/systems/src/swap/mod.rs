@@ -8,6 +8,8 @@
 //!   batches of adjacent pages, page faults with swap readahead, threads in virtual
 //!   time, a background swap-zone GC actor.
 //! - [`backend`]: the [`SwapBackend`] trait every back end implements.
+//! - [`host`]: host CPU costs of the block layer (per request, per page, the
+//!   I/O scheduler's lock) and of GC's page-table updates, and the CPU cores.
 //! - [`conventional_ssd`]: a linear swap area on the `ftl-ssd` model (Linux's
 //!   per-CPU 1 MiB slot clusters, discard of whole free clusters only).
 //! - [`zone_swap`]: zone management shared by ZNSwap and ZNSage (per-core zones,
@@ -25,6 +27,7 @@ pub mod backend;
 pub mod config;
 pub mod conventional_ssd;
 pub mod error;
+pub mod host;
 pub mod lru;
 pub mod memory;
 pub mod setup;
@@ -37,6 +40,7 @@ pub mod zone_swap;
 pub use backend::{BackendStats, GcMove, IoEvents, PageTag, SwapBackend};
 pub use config::{MemoryConfig, ZoneSwapConfig};
 pub use error::SwapError;
+pub use host::{HostCosts, HostStats};
 pub use sim::{SwapRunStats, SwapSim};
 
 /// Index of an anonymous page over all processes of a run.

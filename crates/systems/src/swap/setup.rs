@@ -12,15 +12,16 @@ fn profile_err(e: zonelab_devices::ProfileError) -> SwapError {
     SwapError::Profile(e.to_string())
 }
 
-/// A `zns-ssd` device from `profile` with `zones` zones; `zone_capacity_mib`
-/// (None = the profile's; zone size becomes the capacity when it is smaller than
-/// the profile's capacity) and `lba_format` (index into `[namespace]`) override.
-pub fn zns_device(
-    profile: &str,
-    zones: u32,
-    zone_capacity_mib: Option<u64>,
-    lba_format: Option<u32>,
-) -> Result<Box<dyn Device>, SwapError> {
+/// What sizing a swap area on a `zns-ssd` profile needs to know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZnsGeometry {
+    /// The profile's zone capacity.
+    pub zone_capacity_kib: u64,
+    /// One stripe row: a program unit on every die a zone is striped over.
+    pub stripe_row_kib: u64,
+}
+
+fn zns_profile(profile: &str) -> Result<(ZnsSsdProfile, String), SwapError> {
     let src = find_profile(profile).map_err(profile_err)?;
     let model = model_of(&src).map_err(profile_err)?;
     if model != "zns-ssd" {
@@ -28,15 +29,78 @@ pub fn zns_device(
             "profile `{profile}` is a `{model}` device, not zns-ssd"
         )));
     }
-    let mut p: ZnsSsdProfile = parse_as(&src).map_err(profile_err)?;
+    let p: ZnsSsdProfile = parse_as(&src).map_err(profile_err)?;
+    Ok((p, src.source_name))
+}
+
+/// The zone and stripe geometry of a `zns-ssd` profile.
+pub fn zns_geometry(profile: &str) -> Result<ZnsGeometry, SwapError> {
+    let (p, _) = zns_profile(profile)?;
+    let f = &p.flash;
+    let unit_kib = f.page_kib as u64 * f.cell_type.bits_per_cell() as u64 * f.planes_per_die as u64;
+    Ok(ZnsGeometry {
+        zone_capacity_kib: p
+            .zones
+            .zone_capacity_kib
+            .unwrap_or(p.zones.zone_capacity_mib * 1024),
+        stripe_row_kib: unit_kib * p.zones.zone_stripe_dies as u64,
+    })
+}
+
+/// A `zns-ssd` device from `profile` with `zones` zones; `zone_capacity_mib`
+/// (None = the profile's) and `lba_format` (index into `[namespace]`) override.
+/// See [`zns_device_kib`].
+pub fn zns_device(
+    profile: &str,
+    zones: u32,
+    zone_capacity_mib: Option<u64>,
+    lba_format: Option<u32>,
+) -> Result<Box<dyn Device>, SwapError> {
+    zns_device_kib(
+        profile,
+        zones,
+        zone_capacity_mib.map(|m| m * 1024),
+        lba_format,
+    )
+}
+
+/// A `zns-ssd` device from `profile` with `zones` zones of `zone_capacity_kib`
+/// (None = the profile's; the zone size becomes the capacity). A zone smaller than
+/// the profile's keeps the die striping and the program unit (so the write unit
+/// and the parallelism of a zone are the device's); its flash blocks shrink by the
+/// same factor (pages per block in whole word lines) and the block erase time with
+/// them, so a zone still spans about as many blocks per die as on the real device
+/// and a reset costs the same erase time per byte written.
+pub fn zns_device_kib(
+    profile: &str,
+    zones: u32,
+    zone_capacity_kib: Option<u64>,
+    lba_format: Option<u32>,
+) -> Result<Box<dyn Device>, SwapError> {
+    let (mut p, source_name) = zns_profile(profile)?;
     p.zones.zone_count = zones;
     // A namespace of fewer zones cannot have more open/active ones.
     p.zones.max_open_zones = p.zones.max_open_zones.min(zones);
     p.zones.max_active_zones = p.zones.max_active_zones.min(zones);
-    if let Some(c) = zone_capacity_mib {
-        p.zones.zone_capacity_mib = c;
-        if p.zones.zone_size_mib < c {
-            p.zones.zone_size_mib = c;
+    if let Some(cap_kib) = zone_capacity_kib {
+        let profile_kib = p
+            .zones
+            .zone_capacity_kib
+            .unwrap_or(p.zones.zone_capacity_mib * 1024);
+        p.zones.zone_capacity_kib = Some(cap_kib);
+        p.zones.zone_size_kib = Some(cap_kib);
+        p.zones.zone_capacity_mib = cap_kib.div_ceil(1024);
+        p.zones.zone_size_mib = p.zones.zone_capacity_mib;
+        if cap_kib < profile_kib {
+            let f = &mut p.flash;
+            let bits = f.cell_type.bits_per_cell();
+            let lines = (f.pages_per_block as f64 / bits as f64 * cap_kib as f64
+                / profile_kib as f64)
+                .round()
+                .max(1.0) as u32;
+            let ppb = lines * bits;
+            f.erase_us *= ppb as f64 / f.pages_per_block as f64;
+            f.pages_per_block = ppb;
         }
     }
     if let Some(f) = lba_format {
@@ -49,9 +113,7 @@ pub fn zns_device(
             }
         }
     }
-    Ok(Box::new(
-        ZnsSsd::new(p, &src.source_name).map_err(profile_err)?,
-    ))
+    Ok(Box::new(ZnsSsd::new(p, &source_name).map_err(profile_err)?))
 }
 
 /// An `ftl-ssd` device from `profile` with `capacity_mib` logical MiB;

@@ -13,6 +13,12 @@
 //!   (Linux `swapin_nr_pages`: the window grows with readahead hits, up to
 //!   2^page_cluster, and is 1 for non-sequential faults without hits).
 //!
+//! CPU: thread `t` runs on core `t mod cores`; every piece of CPU work (an access,
+//! a fault's handling, reclaim, the block layer's submission and completion of a
+//! request, spinning on the I/O scheduler's lock, GC's page-table updates) is
+//! placed on a core's timeline ([`super::host::Cores`]), so threads sharing a core,
+//! completion interrupts and the GC kthread compete for it.
+//!
 //! Frames: when resident + writeback pages would exceed the limit, the faulting
 //! thread reclaims (direct reclaim): it takes `reclaim_batch_pages` pages from the
 //! LRU tail, drops clean ones that still have a valid slot, and swaps out the rest
@@ -23,6 +29,7 @@
 use super::backend::{IoEvents, PageTag, SwapBackend};
 use super::config::MemoryConfig;
 use super::error::SwapError;
+use super::host::{Cores, CpuKind, HostStats};
 use super::memory::{Memory, PageState, PENDING_NS};
 use super::workloads::{Access, Workload};
 use super::{PageId, Slot, NONE};
@@ -60,6 +67,10 @@ pub struct SwapRunStats {
     /// ... and those that came back with other content than last swapped out.
     pub verify_mismatches: u64,
     pub first_mismatch: Option<String>,
+    /// CPU time reserved on all cores during the run (threads, block layer, GC).
+    pub cpu_busy_ns: u64,
+    /// The back end's host block-path counters during the run.
+    pub host: HostStats,
 }
 
 impl SwapRunStats {
@@ -92,8 +103,9 @@ pub struct SwapSim {
     ra: Readahead,
     verify: bool,
     stats: SwapRunStats,
-    /// CPU spent by the current step besides its access (reclaim).
-    step_cpu_ns: Ns,
+    cores: Cores,
+    /// Where the current step's CPU work has got to on its core.
+    cursor_ns: Ns,
     clock_ns: Ns,
     gc_next_ns: Option<Ns>,
     /// Slots freed so far (a free can give GC a victim again).
@@ -122,6 +134,7 @@ impl SwapSim {
             ));
         }
         let limit = cfg.limit_pages;
+        let cores = Cores::new(cfg.cores);
         Ok(Self {
             cfg,
             backend,
@@ -135,7 +148,8 @@ impl SwapSim {
             },
             verify,
             stats: SwapRunStats::default(),
-            step_cpu_ns: 0,
+            cores,
+            cursor_ns: 0,
             clock_ns: 0,
             gc_next_ns: None,
             slot_frees: 0,
@@ -158,6 +172,8 @@ impl SwapSim {
             ..Default::default()
         };
         let b0 = self.backend.stats();
+        let h0 = self.backend.host_stats();
+        let cpu0 = self.cores.busy_ns();
         let threads = w.threads();
         let mut heap: BinaryHeap<Reverse<(Ns, u32)>> = BinaryHeap::new();
         for t in 0..threads {
@@ -171,6 +187,8 @@ impl SwapSim {
         }
         while let Some(Reverse((now, actor))) = heap.pop() {
             self.clock_ns = self.clock_ns.max(now);
+            self.cores.forget_before(now);
+            self.backend.forget_before(now);
             if actor == GC_ACTOR {
                 self.gc_next_ns = None;
                 if live == 0 {
@@ -178,15 +196,22 @@ impl SwapSim {
                     continue;
                 }
                 if self.backend.gc_wanted() {
+                    // The GC kthread is unbound: it runs where the CPU frees first.
+                    let core = self.cores.least_busy();
+                    self.cursor_ns = now;
                     match self.backend.gc_step(now, &mut self.ev)? {
                         Some(next) => {
+                            let cpu_end = self.place_cpu(core);
                             self.mem.apply(&mut self.ev);
-                            let next = next.max(now + 1);
+                            let next = next.max(cpu_end).max(now + 1);
                             self.gc_next_ns = Some(next);
                             self.gc_stalled_at_frees = None;
                             heap.push(Reverse((next, GC_ACTOR)));
                         }
-                        None => self.gc_stalled_at_frees = Some(self.slot_frees),
+                        None => {
+                            self.place_cpu(core);
+                            self.gc_stalled_at_frees = Some(self.slot_frees);
+                        }
                     }
                 }
                 continue;
@@ -202,7 +227,16 @@ impl SwapSim {
                     }
                 },
             };
-            self.step_cpu_ns = 0;
+            if a.page as usize >= self.mem.pages.len() {
+                return Err(super::error::bad_config(
+                    "workload.page",
+                    a.page,
+                    &format!(
+                        "below the {} pages the run was set up with",
+                        self.mem.pages.len()
+                    ),
+                ));
+            }
             match self.step(actor, now, a)? {
                 Step::Done(t) => {
                     self.stats.accesses += 1;
@@ -228,6 +262,8 @@ impl SwapSim {
         self.stats.swap_in_pages = b1.swap_in_pages - b0.swap_in_pages;
         self.stats.gc_copied_pages = b1.gc_copied_pages - b0.gc_copied_pages;
         self.stats.gc_victims = b1.gc_victims - b0.gc_victims;
+        self.stats.host = self.backend.host_stats().since(&h0);
+        self.stats.cpu_busy_ns = self.cores.busy_ns() - cpu0;
         Ok(self.stats.clone())
     }
 
@@ -255,30 +291,61 @@ impl SwapSim {
         Ok(())
     }
 
+    /// Runs `duration_ns` of the current step's CPU work on `core`; returns its end.
+    fn cpu(&mut self, core: u32, duration_ns: Ns) -> Ns {
+        self.cursor_ns = self.cores.run(core, self.cursor_ns, duration_ns);
+        self.cursor_ns
+    }
+
+    /// Places the CPU work of the last back-end call on `core`: the caller's own
+    /// work (submission, lock spinning, GC's page-table walk) continues its cursor;
+    /// completion interrupts run at their time. Returns when the last interrupt the
+    /// caller waits for ends (the cursor if none).
+    fn place_cpu(&mut self, core: u32) -> Ns {
+        let mut wake = self.cursor_ns;
+        for item in std::mem::take(&mut self.ev.cpu) {
+            match item.kind {
+                CpuKind::Sync => {
+                    let ready = self.cursor_ns.max(item.ready_ns);
+                    self.cursor_ns = self.cores.run(core, ready, item.duration_ns);
+                    wake = wake.max(self.cursor_ns);
+                }
+                CpuKind::Wakeup => {
+                    let end = self.cores.run(core, item.ready_ns, item.duration_ns);
+                    wake = wake.max(end);
+                }
+                CpuKind::Deferred => {
+                    self.cores.run(core, item.ready_ns, item.duration_ns);
+                }
+            }
+        }
+        wake
+    }
+
     fn step(&mut self, thread: u32, now: Ns, a: Access) -> Result<Step, SwapError> {
         self.mem.release_writeback(now);
+        let core = thread % self.cfg.cores;
+        self.cursor_ns = now;
         let p = a.page as usize;
         let e = self.mem.pages[p];
-        let cfg_access = self.cfg.access_ns + a.think_ns;
-        let done = match e.state {
+        match e.state {
             PageState::Resident => {
                 if e.readahead {
                     self.ra.hits += 1;
                     self.stats.readahead_hits += 1;
                     self.mem.pages[p].readahead = false;
                 }
-                now + cfg_access
             }
             PageState::Untouched => {
                 if let Some(w) = self.get_frames(thread, now, 1)? {
-                    return Ok(Step::Wait(w));
+                    return Ok(Step::Wait(w.max(self.cursor_ns)));
                 }
                 self.mem.resident += 1;
                 let e = &mut self.mem.pages[p];
                 e.state = PageState::Resident;
                 e.dirty = true;
                 self.stats.zero_fills += 1;
-                now + self.cfg.zero_fill_ns + cfg_access
+                self.cpu(core, self.cfg.zero_fill_ns);
             }
             PageState::Swapped if e.wb_done_ns > now => {
                 // Still under writeback: the page is in the swap cache. Its write
@@ -294,36 +361,43 @@ impl SwapSim {
                 e.slot = NONE;
                 self.stats.minor_faults += 1;
                 self.stats.swapcache_hits += 1;
-                now + self.cfg.minor_fault_ns + cfg_access
+                self.cpu(core, self.cfg.minor_fault_ns);
             }
             PageState::Swapped if e.gc_read_done_ns <= now && now < e.gc_write_done_ns => {
                 if let Some(w) = self.get_frames(thread, now, 1)? {
-                    return Ok(Step::Wait(w));
+                    return Ok(Step::Wait(w.max(self.cursor_ns)));
                 }
                 if self.backend.gc_updates_page_table() {
                     self.stats.minor_faults += 1;
                     self.stats.gc_faults_avoided += 1;
                     self.map_in(p, false);
-                    now + self.cfg.minor_fault_ns + cfg_access
+                    self.cpu(core, self.cfg.minor_fault_ns);
                 } else {
                     // The PTE still names the victim slot: read it from there.
                     self.stats.major_faults += 1;
                     self.stats.gc_induced_faults += 1;
                     let old = e.gc_old_slot;
+                    self.cpu(core, self.cfg.major_fault_cpu_ns);
                     let mut tags = std::mem::take(&mut self.tags_buf);
                     tags.clear();
-                    let t = self.backend.read(now, old, 1, Some(&mut tags))?;
+                    let t =
+                        self.backend
+                            .read(self.cursor_ns, old, 1, Some(&mut tags), &mut self.ev)?;
                     self.check_tags(&[a.page], &tags);
                     self.tags_buf = tags;
+                    self.cursor_ns = self.place_cpu(core).max(t);
                     self.map_in(p, false);
-                    t.max(now) + self.cfg.major_fault_cpu_ns + cfg_access
                 }
             }
-            PageState::Swapped => match self.major_fault(thread, now, a.page)? {
-                Step::Wait(w) => return Ok(Step::Wait(w)),
-                Step::Done(t) => t + self.cfg.major_fault_cpu_ns + cfg_access,
-            },
-        };
+            PageState::Swapped => {
+                if let Step::Wait(w) = self.major_fault(thread, now, a.page)? {
+                    return Ok(Step::Wait(w.max(self.cursor_ns)));
+                }
+            }
+        }
+        // The access itself on the CPU; the thread's think time (a KV client's
+        // network round trip) uses no core.
+        let done = self.cpu(core, self.cfg.access_ns) + a.think_ns;
         self.mem.lru.touch(a.page);
         if a.write {
             let e = &mut self.mem.pages[p];
@@ -336,7 +410,7 @@ impl SwapSim {
                 self.slot_frees += 1;
             }
         }
-        Ok(Step::Done(done + self.step_cpu_ns))
+        Ok(Step::Done(done))
     }
 
     /// Maps a swapped page in as a clean swap-cache page that keeps its slot.
@@ -393,7 +467,11 @@ impl SwapSim {
         pages.max(1)
     }
 
+    /// A major fault on `page`: reads its slot and a readahead window, one request
+    /// per run of consecutive slots; the thread waits for all of them. Done(t) =
+    /// the thread's cursor when the pages are mapped.
     fn major_fault(&mut self, thread: u32, now: Ns, page: PageId) -> Result<Step, SwapError> {
+        let core = thread % self.cfg.cores;
         let slot = self.mem.pages[page as usize].slot;
         let win = self.window(slot);
         // Slots to read: the faulting one and readahead candidates in the aligned window.
@@ -420,7 +498,9 @@ impl SwapSim {
             // Give back the window decision: the fault is retried.
             return Ok(Step::Wait(w));
         }
-        let mut done = now;
+        // Fault entry, swap-cache pages, readahead set-up (before the reads).
+        self.cpu(core, self.cfg.major_fault_cpu_ns);
+        let mut done = self.cursor_ns;
         let mut tags = std::mem::take(&mut self.tags_buf);
         let mut i = 0;
         while i < sel.len() {
@@ -432,12 +512,16 @@ impl SwapSim {
                 j += 1;
             }
             tags.clear();
-            let t = self
-                .backend
-                .read(now, sel[i].0, (j - i) as u32, Some(&mut tags))?;
+            let t = self.backend.read(
+                self.cursor_ns,
+                sel[i].0,
+                (j - i) as u32,
+                Some(&mut tags),
+                &mut self.ev,
+            )?;
             let pages: Vec<PageId> = sel[i..j].iter().map(|&(_, q)| q).collect();
             self.check_tags(&pages, &tags);
-            done = done.max(t);
+            done = done.max(t).max(self.place_cpu(core));
             i = j;
         }
         self.tags_buf = tags;
@@ -450,6 +534,7 @@ impl SwapSim {
             }
         }
         self.stats.major_faults += 1;
+        self.cursor_ns = done;
         Ok(Step::Done(done))
     }
 
@@ -464,7 +549,7 @@ impl SwapSim {
             if self.mem.writeback < self.cfg.max_writeback_pages && !self.mem.lru.is_empty() {
                 let batch = self.cfg.reclaim_batch_pages.min(self.mem.lru.len());
                 if self.backend.can_accept(core, batch) {
-                    self.reclaim(now, core, batch)?;
+                    self.reclaim(core, batch)?;
                     continue;
                 }
                 // Swap zones exhausted: wait for GC.
@@ -491,7 +576,8 @@ impl SwapSim {
             }
             if self.mem.writeback > 0 {
                 // Everything is in bio lists: submit them.
-                self.backend.flush(now, &mut self.ev)?;
+                self.backend.flush(self.cursor_ns, &mut self.ev)?;
+                self.place_cpu(core);
                 self.mem.apply(&mut self.ev);
                 if self.mem.next_writeback_ns().is_none() {
                     return Err(SwapError::GcStuck {
@@ -508,8 +594,8 @@ impl SwapSim {
         }
     }
 
-    /// Reclaims up to `batch` pages from the LRU tail.
-    fn reclaim(&mut self, now: Ns, core: u32, batch: u32) -> Result<(), SwapError> {
+    /// Reclaims up to `batch` pages from the LRU tail on `core`, from the step's cursor.
+    fn reclaim(&mut self, core: u32, batch: u32) -> Result<(), SwapError> {
         let mut to_write: Vec<PageId> = Vec::with_capacity(batch as usize);
         for _ in 0..batch {
             let Some(q) = self.mem.lru.pop_lru() else {
@@ -531,6 +617,11 @@ impl SwapSim {
             return Ok(());
         }
         to_write.sort_unstable();
+        // Unmap, swap-cache insertion, slot allocation (before the writes).
+        self.cpu(
+            core,
+            self.cfg.reclaim_cpu_per_page_ns * to_write.len() as u64,
+        );
         let tags: Vec<PageTag> = to_write
             .iter()
             .map(|&q| PageTag {
@@ -542,7 +633,7 @@ impl SwapSim {
         let mut slots = std::mem::take(&mut self.slots_buf);
         let r = self
             .backend
-            .swap_out(now, core, &tags, &mut slots, &mut self.ev);
+            .swap_out(self.cursor_ns, core, &tags, &mut slots, &mut self.ev);
         if let Err(e) = r {
             self.slots_buf = slots;
             return Err(e);
@@ -561,8 +652,8 @@ impl SwapSim {
         self.slots_buf = slots;
         self.mem.resident -= to_write.len() as u32;
         self.mem.writeback += to_write.len() as u32;
+        self.place_cpu(core);
         self.mem.apply(&mut self.ev);
-        self.step_cpu_ns += self.cfg.reclaim_cpu_per_page_ns * to_write.len() as u64;
         Ok(())
     }
 }

@@ -21,6 +21,7 @@ use super::backend::{
 };
 use super::config::ZoneSwapConfig;
 use super::error::SwapError;
+use super::host::{BlockPath, CpuKind, HostStats, IoKind, IoScheduler};
 use super::{PageId, Slot, NONE, PAGE_BYTES, RMAP_ENTRY_BYTES};
 use std::collections::VecDeque;
 use zonelab_devices::{Command, Device, DeviceStats, Payload, ZoneAction};
@@ -80,6 +81,8 @@ pub struct ZoneSwap {
     stats: BackendStats,
     gc_low: u32,
     gc_high: u32,
+    /// The block layer to the device (mq-deadline, as every zoned device).
+    host: BlockPath,
 }
 
 impl ZoneSwap {
@@ -172,6 +175,7 @@ impl ZoneSwap {
             stats,
             gc_low: sizes.gc_low_free_zones,
             gc_high: sizes.gc_high_free_zones,
+            host: BlockPath::new(cfg.host, IoScheduler::MqDeadline),
             cfg,
         })
     }
@@ -269,18 +273,23 @@ impl ZoneSwap {
         slot
     }
 
-    /// Submits zone `z`'s bio list at `now_ns`; returns its completion.
+    /// Submits zone `z`'s bio list as one request, its submitter ready at
+    /// `ready_ns`; returns (when the request reached the device, when its
+    /// completion interrupt ends). `wait`: whether the submitter waits for it.
     fn submit(
         &mut self,
-        now_ns: Ns,
+        ready_ns: Ns,
         z: u32,
+        kind: IoKind,
+        wait: CpuKind,
         report: Option<&mut IoEvents>,
-    ) -> Result<Ns, SwapError> {
+    ) -> Result<(Ns, Ns), SwapError> {
         let list = std::mem::take(&mut self.pending[z as usize]);
         if list.is_empty() {
-            return Ok(now_ns);
+            return Ok((ready_ns, ready_ns));
         }
         let n = list.len() as u32;
+        let issue_ns = self.host.submit(ready_ns, n, kind);
         let zone_lba = z as u64 * self.zone_size_blocks;
         let lba = zone_lba + self.dev_wp[z as usize] as u64;
         let cmd = if self.policy.use_append {
@@ -298,16 +307,17 @@ impl ZoneSwap {
             encode_pages(&tags, &mut buf);
             let c = self
                 .dev
-                .submit(now_ns, &cmd, Payload::Write(&buf))
+                .submit(issue_ns, &cmd, Payload::Write(&buf))
                 .map_err(err);
             self.buf = buf;
             c?
         } else {
             self.dev
-                .submit(now_ns, &cmd, Payload::SizeOnly)
+                .submit(issue_ns, &cmd, Payload::SizeOnly)
                 .map_err(err)?
         };
         debug_assert_eq!(done.lba, lba, "append landed where the host expected");
+        let end_ns = self.host.complete(done.done_ns, n, wait);
         self.dev_wp[z as usize] += n;
         self.stats.write_commands += 1;
         if self.policy.metadata_on_device {
@@ -315,26 +325,31 @@ impl ZoneSwap {
         }
         if let Some(ev) = report {
             for (slot, tag) in list {
-                ev.written.push((done.done_ns, tag.page, slot));
+                ev.written.push((end_ns, tag.page, slot));
             }
         }
-        Ok(done.done_ns)
+        Ok((issue_ns, end_ns))
     }
 
+    /// Reads `count` consecutive slots in one request, its submitter ready at
+    /// `ready_ns`, who waits for it; returns (issue, end of the completion interrupt).
     fn read_run(
         &mut self,
-        now_ns: Ns,
+        ready_ns: Ns,
         slot: Slot,
         count: u32,
+        kind: IoKind,
         tags: Option<&mut Vec<PageTag>>,
-    ) -> Result<Ns, SwapError> {
+    ) -> Result<(Ns, Ns), SwapError> {
         let cmd = Command::Read {
             lba: self.lba_of(slot),
             blocks: count,
         };
         self.stats.read_commands += 1;
-        read_pages(&mut *self.dev, now_ns, &cmd, count, tags, &mut self.buf)
-            .map_err(dev_err(self.policy.name))
+        let issue_ns = self.host.submit(ready_ns, count, kind);
+        let done = read_pages(&mut *self.dev, issue_ns, &cmd, count, tags, &mut self.buf)
+            .map_err(dev_err(self.policy.name))?;
+        Ok((issue_ns, self.host.complete(done, count, CpuKind::Wakeup)))
     }
 
     /// Picks the full zone with the fewest valid slots (most invalid).
@@ -392,6 +407,8 @@ impl SwapBackend for ZoneSwap {
             });
         }
         let c = (core % self.cfg.cores) as usize;
+        // The reclaiming thread submits one request after another.
+        let mut cursor = now_ns;
         for &tag in tags {
             if self.core_zone[c] == NONE {
                 match self.take_zone(false) {
@@ -411,7 +428,9 @@ impl SwapBackend for ZoneSwap {
                 .write_unit_pages
                 .is_some_and(|u| self.pending[z as usize].len() as u32 >= u);
             if full || unit_full {
-                self.submit(now_ns, z, Some(ev))?;
+                cursor = self
+                    .submit(cursor, z, IoKind::SwapOut, CpuKind::Deferred, Some(ev))?
+                    .0;
             }
             if full {
                 self.core_zone[c] = NONE;
@@ -419,18 +438,23 @@ impl SwapBackend for ZoneSwap {
         }
         if self.policy.write_unit_pages.is_none() && self.core_zone[c] != NONE {
             let z = self.core_zone[c];
-            self.submit(now_ns, z, Some(ev))?;
+            self.submit(cursor, z, IoKind::SwapOut, CpuKind::Deferred, Some(ev))?;
         }
         self.stats.swap_out_pages += tags.len() as u64;
+        self.host.drain_into(&mut ev.cpu);
         Ok(())
     }
 
     fn flush(&mut self, now_ns: Ns, ev: &mut IoEvents) -> Result<(), SwapError> {
+        let mut cursor = now_ns;
         for z in 0..self.zones {
             if !self.pending[z as usize].is_empty() {
-                self.submit(now_ns, z, Some(ev))?;
+                cursor = self
+                    .submit(cursor, z, IoKind::SwapOut, CpuKind::Deferred, Some(ev))?
+                    .0;
             }
         }
+        self.host.drain_into(&mut ev.cpu);
         Ok(())
     }
 
@@ -440,10 +464,13 @@ impl SwapBackend for ZoneSwap {
         slot: Slot,
         count: u32,
         tags: Option<&mut Vec<PageTag>>,
+        ev: &mut IoEvents,
     ) -> Result<Ns, SwapError> {
         self.stats.swap_in_pages += count as u64;
         let tags = if self.cfg.payloads { tags } else { None };
-        self.read_run(now_ns, slot, count, tags)
+        let (_, end_ns) = self.read_run(now_ns, slot, count, IoKind::SwapIn, tags)?;
+        self.host.drain_into(&mut ev.cpu);
+        Ok(end_ns)
     }
 
     fn free(&mut self, _now_ns: Ns, slot: Slot) -> Result<(), SwapError> {
@@ -517,9 +544,12 @@ impl SwapBackend for ZoneSwap {
             self.stats.zone_resets += 1;
             return Ok(Some(done.done_ns.max(now_ns)));
         }
-        // Read the chunk into memory, one command per run of consecutive slots.
+        let n = chunk.len() as u32;
+        // Read the chunk into memory: one request per run of consecutive slots
+        // (ZNSwap's one-page read bios of a run merge in the block layer's plug).
         let want_tags = self.cfg.payloads;
         let mut tags: Vec<PageTag> = Vec::with_capacity(chunk.len());
+        let mut cursor = now_ns;
         let mut read_done = now_ns;
         let mut i = 0;
         while i < chunk.len() {
@@ -527,21 +557,28 @@ impl SwapBackend for ZoneSwap {
             while j < chunk.len() && chunk[j].0 == chunk[j - 1].0 + 1 {
                 j += 1;
             }
-            let t = if want_tags {
-                self.read_run(now_ns, chunk[i].0, (j - i) as u32, Some(&mut tags))?
-            } else {
-                self.read_run(now_ns, chunk[i].0, (j - i) as u32, None)?
-            };
-            read_done = read_done.max(t);
+            let out = if want_tags { Some(&mut tags) } else { None };
+            let (issue, end) =
+                self.read_run(cursor, chunk[i].0, (j - i) as u32, IoKind::GcRead, out)?;
+            cursor = issue;
+            read_done = read_done.max(end);
             i = j;
         }
         if want_tags {
-            // Keep only the tags of valid slots (runs are exactly the valid slots).
+            // Runs are exactly the valid slots, so the tags line up with the chunk.
             debug_assert_eq!(tags.len(), chunk.len());
         }
-        // Write them to the GC zone.
+        // ZNSage (§4.4, Fig. 6): update the page table while the pages are in
+        // memory, before copying them; ZNSwap does it after the copy (below).
+        let mut cursor = read_done;
+        if self.policy.gc_page_table_update {
+            cursor = self.host.gc_remap(cursor, n);
+        }
+        // Write them to the GC zone, in requests of the write unit (one append per
+        // page for ZNSwap, `gc_move_zone_write`).
+        let unit = self.policy.write_unit_pages.unwrap_or(u32::MAX);
         let first_move = ev.moves.len();
-        let mut write_done = read_done;
+        let mut write_done = cursor;
         for (k, &(old, page)) in chunk.iter().enumerate() {
             if self.gc_zone == NONE {
                 match self.take_zone(true) {
@@ -572,20 +609,30 @@ impl SwapBackend for ZoneSwap {
                 read_done_ns: read_done,
                 write_done_ns: 0,
             });
-            if self.state[gz as usize] == ZoneState::Full {
-                write_done = write_done.max(self.submit(read_done, gz, None)?);
+            let zone_full = self.state[gz as usize] == ZoneState::Full;
+            let last = k + 1 == chunk.len();
+            if zone_full || last || self.pending[gz as usize].len() as u32 >= unit {
+                let (issue, end) =
+                    self.submit(cursor, gz, IoKind::GcWrite, CpuKind::Wakeup, None)?;
+                cursor = issue;
+                write_done = write_done.max(end);
+            }
+            if zone_full {
                 self.gc_zone = NONE;
             }
-        }
-        if self.gc_zone != NONE {
-            let gz = self.gc_zone;
-            write_done = write_done.max(self.submit(read_done, gz, None)?);
         }
         for m in &mut ev.moves[first_move..] {
             m.write_done_ns = write_done;
         }
+        // ZNSwap's `gc_move_zone_activate`: the page-table update after the copy.
+        let next = if self.policy.gc_page_table_update {
+            write_done.max(cursor)
+        } else {
+            self.host.gc_remap(write_done.max(cursor), n)
+        };
         self.stats.gc_copied_pages += chunk.len() as u64;
-        Ok(Some(write_done))
+        self.host.drain_into(&mut ev.cpu);
+        Ok(Some(next))
     }
 
     fn gc_updates_page_table(&self) -> bool {
@@ -596,6 +643,14 @@ impl SwapBackend for ZoneSwap {
         let mut s = self.stats.clone();
         s.valid_slots = self.valid_total;
         s
+    }
+
+    fn host_stats(&self) -> HostStats {
+        self.host.stats().clone()
+    }
+
+    fn forget_before(&mut self, now_ns: Ns) {
+        self.host.forget_before(now_ns);
     }
 
     fn check_consistency(&self) -> Result<(), String> {

@@ -159,9 +159,6 @@ pub enum FieldProblem {
     TimeOverflow,
     /// The time is earlier than the previous record's (and `allow_unsorted` is off).
     Backwards { previous_line: u64 },
-    /// The time is earlier than the first record's, so its relative time would be
-    /// negative (reported even with `allow_unsorted`).
-    BeforeFirst { first_line: u64 },
 }
 
 impl fmt::Display for FieldProblem {
@@ -188,11 +185,7 @@ impl fmt::Display for FieldProblem {
             ),
             FieldProblem::Backwards { previous_line } => write!(
                 f,
-                "is earlier than the previous record's time (line {previous_line}); timestamps must not go backwards (enable allow_unsorted to keep out-of-order records)"
-            ),
-            FieldProblem::BeforeFirst { first_line } => write!(
-                f,
-                "is earlier than the first record's time (line {first_line}); times are relative to the first record and cannot be negative"
+                "is earlier than the previous record's time (line {previous_line}); the trace is not sorted by time"
             ),
         }
     }

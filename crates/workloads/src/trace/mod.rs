@@ -61,15 +61,17 @@
 //!   what is wrong; the reader then ends (it yields nothing after an error).
 //! - Times are made relative to the first record that is kept. A time earlier than
 //!   the previous record's is an error unless [`TraceOptions::allow_unsorted`] is set;
-//!   nothing is ever clamped or reordered.
+//!   records are never reordered (with the option, a record earlier than the first
+//!   one is yielded at time 0 and counted).
 //! - Sizes of zero are kept as they are; `offset + size` must fit in a `u64`.
 
 mod alibaba;
 mod disksim;
 mod error;
-mod msr;
+pub mod msr;
 mod parse;
 mod plain_csv;
+mod plausibility;
 mod reader;
 mod summary;
 mod tencent;
@@ -85,7 +87,8 @@ pub use disksim::SECTOR_BYTES;
 pub use error::{DetectError, FieldProblem, LineError, ParseFormatError, TraceError};
 pub use msr::FILETIME_TICK_NS;
 pub use plain_csv::CSV_HEADER;
-pub use reader::{TraceOptions, TraceReader, MAX_LINE_BYTES};
+pub use plausibility::{timing_warning, PLAUSIBLE_MAX_RATE_PER_S, PLAUSIBLE_MAX_SPAN_NS};
+pub use reader::{TraceOptions, TraceReader, MAX_LINE_BYTES, MAX_OTHER_DEVICES};
 pub use summary::TraceSummary;
 
 /// What a trace record asks the device to do.
@@ -202,6 +205,30 @@ impl TraceFormat {
             TraceFormat::Csv => "csv",
             TraceFormat::Alibaba => "alibaba",
             TraceFormat::Tencent => "tencent",
+        }
+    }
+
+    /// What the format is, for help texts (`MSR Cambridge / SNIA IOTTA CSV`).
+    pub fn description(self) -> &'static str {
+        match self {
+            TraceFormat::Msr => "MSR Cambridge / SNIA IOTTA CSV",
+            TraceFormat::DiskSim => "DiskSim ASCII",
+            TraceFormat::Mqsim => "MQSim ASCII (DiskSim's columns)",
+            TraceFormat::Csv => "ZoneLab's plain CSV time_ns,op,offset_bytes,size_bytes",
+            TraceFormat::Alibaba => "Alibaba block traces CSV",
+            TraceFormat::Tencent => "Tencent CBS CSV Timestamp,Offset,Size,IOType,VolumeID",
+        }
+    }
+
+    /// The unit of the time column as written in a file, for help texts and warnings.
+    pub fn time_unit(self) -> &'static str {
+        match self {
+            TraceFormat::Msr => "100 ns ticks (Windows filetime)",
+            TraceFormat::DiskSim => "milliseconds (decimal)",
+            TraceFormat::Mqsim => "nanoseconds (integer)",
+            TraceFormat::Csv => "nanoseconds",
+            TraceFormat::Alibaba => "microseconds",
+            TraceFormat::Tencent => "seconds (Unix time)",
         }
     }
 

@@ -11,6 +11,10 @@ use super::{TraceFormat, TraceRecord};
 /// so a file without newlines cannot make the reader hold it all in memory.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
+/// At most this many other device numbers are remembered for the "device not in
+/// the trace" message.
+pub const MAX_OTHER_DEVICES: usize = 16;
+
 /// The file buffer size: large reads keep system calls rare.
 const READ_BUFFER_BYTES: usize = 1 << 16;
 
@@ -25,9 +29,12 @@ pub struct TraceOptions {
     /// Accept records whose time is earlier than the previous record's, instead of
     /// reporting the line as an error. MSR Cambridge traces are sometimes slightly out
     /// of order; with this set such records are yielded in file order with their own
-    /// times (never clamped or reordered), so consecutive `time_ns` may decrease, and
+    /// times (never reordered), so consecutive `time_ns` may decrease, and
     /// [`TraceReader::unsorted_records`] counts them. A record earlier than the *first*
-    /// record is still an error, because its relative time would be negative.
+    /// record has a negative relative time: it is yielded with `time_ns` 0 (the first
+    /// record's time) and also counted by [`TraceReader::before_first_records`]. A
+    /// replayer that issues records at max(previous arrival, own time), as
+    /// `zonelab replay` does, issues it exactly as it would with its true time.
     pub allow_unsorted: bool,
 }
 
@@ -128,11 +135,15 @@ pub struct TraceReader<R = BufReader<File>> {
     options: TraceOptions,
     /// The first content line may be a header.
     header_possible: bool,
-    /// Time (format units) and line of the first kept record.
-    first: Option<(u64, u64)>,
+    /// Time (format units) of the first kept record.
+    first: Option<u64>,
     /// Time (format units) and line of the previous kept record.
     previous: (u64, u64),
     unsorted: u64,
+    before_first: u64,
+    /// Device numbers seen on lines a device filter dropped (at most
+    /// [`MAX_OTHER_DEVICES`]), for the error when the filter keeps nothing.
+    other_devices: std::collections::BTreeSet<u64>,
     records: u64,
     finished: bool,
 }
@@ -189,6 +200,8 @@ impl<R: BufRead> TraceReader<R> {
             first: None,
             previous: (0, 0),
             unsorted: 0,
+            before_first: 0,
+            other_devices: std::collections::BTreeSet::new(),
             records: 0,
             finished: false,
         }
@@ -222,6 +235,18 @@ impl<R: BufRead> TraceReader<R> {
         self.unsorted
     }
 
+    /// Records yielded with time 0 because they are earlier than the first record
+    /// (only with [`TraceOptions::allow_unsorted`]; also counted as unsorted).
+    pub fn before_first_records(&self) -> u64 {
+        self.before_first
+    }
+
+    /// Device numbers of lines that the device filter dropped, in order (at most
+    /// [`MAX_OTHER_DEVICES`] of them): what the trace holds besides the device asked for.
+    pub fn other_devices(&self) -> &std::collections::BTreeSet<u64> {
+        &self.other_devices
+    }
+
     fn next_record(&mut self) -> Result<Option<TraceRecord>, TraceError> {
         loop {
             let Some((line, content)) = self.lines.next_content_line(&self.path)? else {
@@ -246,6 +271,9 @@ impl<R: BufRead> TraceReader<R> {
                 .device
                 .is_some_and(|device| device != raw.device)
             {
+                if self.other_devices.len() < MAX_OTHER_DEVICES {
+                    self.other_devices.insert(raw.device);
+                }
                 continue;
             }
             let time_error = |problem| TraceError::Line {
@@ -259,21 +287,24 @@ impl<R: BufRead> TraceReader<R> {
             };
             let time_ns = match self.first {
                 None => {
-                    self.first = Some((raw.time, line));
+                    self.first = Some(raw.time);
                     0
                 }
-                Some((first_time, first_line)) => {
+                Some(first_time) => {
                     let (previous_time, previous_line) = self.previous;
                     if raw.time < previous_time {
                         if !self.options.allow_unsorted {
                             return Err(time_error(FieldProblem::Backwards { previous_line }));
                         }
-                        if raw.time < first_time {
-                            return Err(time_error(FieldProblem::BeforeFirst { first_line }));
-                        }
                         self.unsorted += 1;
                     }
-                    (raw.time - first_time)
+                    if raw.time < first_time {
+                        // Only reachable with allow_unsorted (the first record is the
+                        // earliest otherwise); see `TraceOptions::allow_unsorted`.
+                        self.before_first += 1;
+                    }
+                    raw.time
+                        .saturating_sub(first_time)
                         .checked_mul(self.format.time_unit_ns())
                         .ok_or_else(|| time_error(FieldProblem::TimeOverflow))?
                 }
