@@ -47,7 +47,13 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         target: "mu-rmw",
         paper: "MU-RMW Figs. 6-9",
         scale: 1.0,
-        measured_wall_s: 1.6,
+        measured_wall_s: 9.0,
+    },
+    DefaultScale {
+        target: "mu-rmw-sensitivity",
+        paper: "MU-RMW Figs. 6-9: which assumption each claim rests on",
+        scale: 0.2,
+        measured_wall_s: 21.8,
     },
     DefaultScale {
         target: "mios",
@@ -71,7 +77,7 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         target: "znsage",
         paper: "ZNSage Figs. 7-9",
         scale: 1.0,
-        measured_wall_s: 16.0,
+        measured_wall_s: 31.6,
     },
     DefaultScale {
         target: "conzone",
