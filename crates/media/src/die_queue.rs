@@ -333,7 +333,9 @@ mod tests {
                 w[1]
             );
         }
-        assert_eq!(q.free_at_ns, q.ops.back().map_or(0, |o| o.end_ns));
+        if let Some(last) = q.ops.back() {
+            assert_eq!(q.free_at_ns, last.end_ns);
+        }
     }
 
     #[test]

@@ -97,7 +97,12 @@ fn die_work_is_conserved_sustained_writes_keep_their_rate() {
     };
     let (fifo_ns, fifo_bytes) = drain(FIFO);
     let (sus_ns, sus_bytes) = drain(SUSPEND);
-    assert_eq!(fifo_bytes, sus_bytes, "same flash work");
+    // GC placement follows die timing (least-busy allocation), so GC copies
+    // differ a little between the runs; the host's programs are the same.
+    assert!(
+        fifo_bytes.abs_diff(sus_bytes) * 20 < fifo_bytes,
+        "flash work FIFO {fifo_bytes} vs suspend {sus_bytes}"
+    );
     let diff = fifo_ns.abs_diff(sus_ns);
     assert!(
         diff * 20 < fifo_ns,
