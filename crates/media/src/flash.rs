@@ -88,6 +88,17 @@ pub struct FlashUtilisation {
     pub die_busy_fraction: f64,
 }
 
+/// Where host reads' flash time went (see [`FlashArray::host_read_with`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HostReadWaits {
+    pub reads: u64,
+    /// Time from ready until the die started sensing (programs, erases, other
+    /// reads, suspend latency ahead of it).
+    pub die_wait_ns: Ns,
+    /// Time the sensed data waited for its channel.
+    pub channel_wait_ns: Ns,
+}
+
 /// The array's resources. Firmware calls `read`, `program` and `erase` with the time
 /// the operation is ready and gets the time it completes.
 #[derive(Debug, Clone)]
@@ -100,6 +111,7 @@ pub struct FlashArray {
     dies: Vec<Timeline>,
     /// With read-first scheduling (`die_queue.rs`), the dies' queues replace `dies`.
     scheduled: Option<Box<Scheduled>>,
+    host_read_waits: HostReadWaits,
 }
 
 #[derive(Debug, Clone)]
@@ -115,6 +127,7 @@ impl FlashArray {
             channels: vec![GapTimeline::new(); geometry.channels as usize],
             dies: vec![Timeline::new(); geometry.dies() as usize],
             scheduled: None,
+            host_read_waits: HostReadWaits::default(),
             geometry,
             timings,
         }
@@ -138,6 +151,11 @@ impl FlashArray {
         self.scheduled
             .as_ref()
             .map_or_else(DieQueueCounters::default, |s| s.counters)
+    }
+
+    /// Where host reads' time went so far.
+    pub fn host_read_waits(&self) -> HostReadWaits {
+        self.host_read_waits
     }
 
     /// The operation booked last on `die`, to ask [`current_end_ns`](Self::current_end_ns)
@@ -211,20 +229,31 @@ impl FlashArray {
 
     /// A host read: as [`read_with`](Self::read_with), but with read-first
     /// scheduling it goes before programs and erases not yet started on the die
-    /// and may suspend the one in progress.
+    /// and may suspend the one in progress. Its die and channel waits are added
+    /// to [`host_read_waits`](Self::host_read_waits).
     #[inline]
     pub fn host_read_with(&mut self, ready_ns: Ns, die: u32, bytes: u64, read_ns: Ns) -> Ns {
-        let Some(s) = self.scheduled.as_mut() else {
-            return self.read_with(ready_ns, die, bytes, read_ns);
-        };
+        let xfer_ns = transfer_ns(bytes, self.timings.channel_bytes_per_s);
         let ch = self.geometry.channel_of_die(die) as usize;
-        let q = &mut s.queues[die as usize];
-        let plan = q.plan_read(ready_ns, &s.params);
-        let (_, out) = self.channels[ch].reserve(
-            plan.start_ns + read_ns,
-            transfer_ns(bytes, self.timings.channel_bytes_per_s),
-        );
-        q.commit_read(plan, out, &s.params, &mut s.counters);
+        let (sense_start, out) = match self.scheduled.as_mut() {
+            None => {
+                let (start, sensed) = self.dies[die as usize].reserve(ready_ns, read_ns);
+                let (_, out) = self.channels[ch].reserve(sensed, xfer_ns);
+                self.dies[die as usize].hold_until(out);
+                (start, out)
+            }
+            Some(s) => {
+                let q = &mut s.queues[die as usize];
+                let plan = q.plan_read(ready_ns, &s.params);
+                let (_, out) = self.channels[ch].reserve(plan.start_ns + read_ns, xfer_ns);
+                q.commit_read(plan, out, &s.params, &mut s.counters);
+                (plan.start_ns, out)
+            }
+        };
+        let w = &mut self.host_read_waits;
+        w.reads += 1;
+        w.die_wait_ns += sense_start - ready_ns;
+        w.channel_wait_ns += out - (sense_start + read_ns + xfer_ns);
         out
     }
 

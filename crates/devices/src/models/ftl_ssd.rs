@@ -174,6 +174,9 @@ struct Counts {
     buffer_read_units: u64,
     unmapped_read_units: u64,
     trimmed_units: u64,
+    /// Time host reads' completions waited for the PCIe link after their data
+    /// was ready (with the flash waits, where a read's time goes).
+    read_link_wait_ns: u64,
 }
 
 /// The device.
@@ -188,7 +191,8 @@ pub struct FtlSsd {
     collector: Collector,
     gc: GcParams,
     slc: Option<SlcCache>,
-    /// Read-first die scheduling is on (its counters are reported).
+    /// The profile has a `[scheduling]` section (its counters are reported,
+    /// also with `read_first = false`, the first-come first-served baseline).
     scheduling_on: bool,
     /// Demand-paged mapping cache; `None`: the whole map is in DRAM.
     map_cache: Option<MapCache>,
@@ -362,7 +366,7 @@ impl FtlSsd {
             },
             slc,
             map_cache,
-            scheduling_on: die_scheduling.is_some_and(|s| s.read_first),
+            scheduling_on: die_scheduling.is_some(),
             busy_until_ns: 0,
             stats: Counts::default(),
         })
@@ -378,7 +382,7 @@ impl FtlSsd {
         }
     }
 
-    /// Whether the profile has a `[scheduling]` section with read-first on.
+    /// Whether the profile has a `[scheduling]` section.
     fn scheduling_on(&self) -> bool {
         self.scheduling_on
     }
@@ -470,8 +474,9 @@ impl FtlSsd {
         let bytes = blocks as u64 * UNIT_BYTES;
         // Host DMA overlaps the flash reads; the last read group's transfer is the tail.
         let tail = self.ctl.pcie_ns(bytes.min(group_units as u64 * UNIT_BYTES));
-        let link_done = self.ctl.dma(start, bytes);
+        let link_done = self.ctl.dma_to_host(start, bytes);
         self.stats.host_read_bytes += bytes;
+        self.stats.read_link_wait_ns += link_done.saturating_sub(data_ready + tail);
         (data_ready + tail).max(link_done)
     }
 
@@ -827,6 +832,11 @@ impl FtlSsd {
             c.insert("erase_suspends".into(), d.erase_suspends);
             c.insert("suspend_limit_waits".into(), d.suspend_limit_waits);
             c.insert("resume_overhead_ns".into(), d.resume_overhead_ns);
+            let w = self.flash.host_read_waits();
+            c.insert("host_flash_reads".into(), w.reads);
+            c.insert("read_die_wait_ns".into(), w.die_wait_ns);
+            c.insert("read_channel_wait_ns".into(), w.channel_wait_ns);
+            c.insert("read_link_wait_ns".into(), s.read_link_wait_ns);
         }
         if let Some(cache) = &self.slc {
             let free_user = self.map.unmapped_units() * UNIT_BYTES;
