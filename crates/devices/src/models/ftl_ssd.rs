@@ -74,6 +74,11 @@ mod slc_tests;
 #[cfg(test)]
 #[path = "ftl/tests.rs"]
 mod tests;
+#[path = "ftl/write_mode.rs"]
+mod write_mode;
+#[cfg(test)]
+#[path = "ftl/write_mode_tests.rs"]
+mod write_mode_tests;
 
 use super::ssd_common::{
     add_utilisation, Controller, ControllerSection, FlashSection, WriteBuffer,
@@ -91,6 +96,7 @@ pub use scheduling::SchedulingSection;
 use serde::Deserialize;
 use slc_cache::SlcCache;
 pub use slc_cache::{FoldPolicy, SlcCacheSection};
+pub use write_mode::{WriteBufferMode, WriteBufferSection};
 use zonelab_engine::{Ns, KIB, MIB};
 use zonelab_media::flash::FlashArray;
 
@@ -119,6 +125,10 @@ pub struct FtlSsdProfile {
     /// page map is in controller DRAM.
     #[serde(default)]
     pub mapping_cache: Option<MappingCacheSection>,
+    /// When writes are acknowledged and what Flush waits for
+    /// (`ftl/write_mode.rs`); absent: a volatile write-back buffer.
+    #[serde(default)]
+    pub write_buffer: Option<WriteBufferSection>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -187,6 +197,7 @@ pub struct FtlSsd {
     ctl: Controller,
     map: Mapping,
     buffer: WriteBuffer,
+    write_mode: WriteBufferMode,
     data: Option<BlockStore>,
     collector: Collector,
     gc: GcParams,
@@ -350,6 +361,7 @@ impl FtlSsd {
             ctl: Controller::new(c),
             map: Mapping::new(layout),
             buffer: WriteBuffer::new(c.write_buffer_mib * MIB),
+            write_mode: p.write_buffer.map(|w| w.mode).unwrap_or_default(),
             data: None,
             collector: Collector::new(
                 dies,
@@ -519,6 +531,8 @@ impl FtlSsd {
         let dma_done = self.ctl.dma(admitted, bytes);
         let acked = dma_done.max(admitted + busy);
         let mut gc_done = 0;
+        // Latest program holding this write's data (write-through waits for it).
+        let mut programmed = 0;
         for i in 0..blocks as u64 {
             let lpn = (lba + i) as u32;
             if self.map.needs_new_program_unit(HOST) {
@@ -557,10 +571,16 @@ impl FtlSsd {
                     .put(slot as u64, chunk.into());
             }
             if self.map.staged_full(HOST) {
-                self.program_host(acked);
+                programmed = programmed.max(self.program_host(acked));
             }
         }
         self.stats.host_write_bytes += bytes;
+        if self.write_mode == WriteBufferMode::WriteThrough {
+            if self.map.staged_units(HOST) > 0 {
+                programmed = programmed.max(self.program_host(acked));
+            }
+            return Ok(acked.max(gc_done).max(programmed));
+        }
         Ok(acked.max(gc_done))
     }
 
@@ -674,6 +694,10 @@ impl FtlSsd {
     fn flush(&mut self, now_ns: Ns) -> Ns {
         self.flash.advance(now_ns);
         let start = self.ctl.start_command(now_ns, self.ctl.write_command_ns);
+        if self.write_mode == WriteBufferMode::PowerLossProtected {
+            // The buffer is durable: nothing to wait for.
+            return start + self.ctl.write_command_ns;
+        }
         if self.map.staged_units(HOST) > 0 {
             self.program_host(start);
         }
