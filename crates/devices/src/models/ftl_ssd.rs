@@ -1,7 +1,9 @@
 //! Conventional (block-interface) SSD with a page-mapped FTL: `model = "ftl-ssd"`.
 //!
 //! Firmware model:
-//! - **Host interface.** Read, write, trim and flush on 4 KiB logical blocks; zone
+//! - **Host interface.** Read, write, trim and flush on 4 KiB logical blocks, or
+//!   512-byte ones emulated on the 4 KiB map (`ftl/lba_format.rs`: sub-block
+//!   reads read the covering page, sub-block writes read-modify-write); zone
 //!   commands and zone append are [`DeviceError::Unsupported`].
 //! - **Mapping** (`ftl/mapping.rs`): one L2P entry per 4 KiB logical
 //!   unit and one P2L entry per physical 4 KiB slot, dense `u32` arrays. Space is
@@ -14,8 +16,10 @@
 //!   acknowledged once its bytes are in the DRAM buffer (after the PCIe transfer).
 //!   Data is programmed one program unit (page × bits per cell × planes) at a time;
 //!   buffer space is released when that program completes, so sustained writes are
-//!   flash-bound. The buffer is volatile: **Flush** pads and programs the partial
-//!   program unit and completes when everything buffered is on flash.
+//!   flash-bound. By default the buffer is volatile: **Flush** pads and programs
+//!   the partial program unit and completes when everything buffered is on
+//!   flash; `[write_buffer] mode` makes it write-through or power-loss protected
+//!   (`ftl/write_mode.rs`).
 //! - **Allocation.** Host writes and GC copies are separate streams, each with one
 //!   open superblock (one open block per die). Each new program unit goes to a die
 //!   whose block has room, chosen by `ftl.die_allocation`: `"round-robin"`
@@ -54,6 +58,11 @@
 
 #[path = "ftl/gc.rs"]
 mod gc;
+#[path = "ftl/lba_format.rs"]
+mod lba_format;
+#[cfg(test)]
+#[path = "ftl/lba_format_tests.rs"]
+mod lba_format_tests;
 #[path = "ftl/map_cache.rs"]
 mod map_cache;
 #[cfg(test)]
@@ -89,6 +98,7 @@ use crate::device::{check_block_range, check_payload, Device, DeviceInfo, Device
 use crate::error::DeviceError;
 use crate::profile::{parse_as, ProfileError, ProfileSource, Validator};
 use gc::{Collector, GcOutcome, GcParams};
+use lba_format::{LbaFormat, UnitSpan};
 use map_cache::MapCache;
 pub use map_cache::MappingCacheSection;
 use mapping::{Layout, Mapping, HOST, NONE};
@@ -184,6 +194,12 @@ struct Counts {
     buffer_read_units: u64,
     unmapped_read_units: u64,
     trimmed_units: u64,
+    /// Units a read covered only partly whose flash page was read whole.
+    sub_block_read_units: u64,
+    /// Units a write covered only partly (merged with their old data).
+    sub_block_write_units: u64,
+    /// Of those, units whose old data was read from flash (read-modify-write).
+    sub_block_rmw_units: u64,
     /// Time host reads' completions waited for the PCIe link after their data
     /// was ready (with the flash waits, where a read's time goes).
     read_link_wait_ns: u64,
@@ -198,6 +214,8 @@ pub struct FtlSsd {
     map: Mapping,
     buffer: WriteBuffer,
     write_mode: WriteBufferMode,
+    /// Host LBA size over the 4 KiB mapping unit (`ftl/lba_format.rs`).
+    lba_format: LbaFormat,
     data: Option<BlockStore>,
     collector: Collector,
     gc: GcParams,
@@ -237,9 +255,10 @@ impl FtlSsd {
         v.check(
             "capacity.block_bytes",
             cap.block_bytes,
-            cap.block_bytes as u64 == UNIT_BYTES,
-            "4096 (the FTL maps 4 KiB units)",
+            cap.block_bytes == 512 || cap.block_bytes as u64 == UNIT_BYTES,
+            "512 (512-byte LBAs emulated on the FTL's 4 KiB mapping units) or 4096",
         )?;
+        let lba_format = LbaFormat::new(cap.block_bytes as u64, UNIT_BYTES);
         // ≤ 4 TiB logical keeps every physical slot index (with OP ≤ 100%) in a u32.
         v.range("capacity.capacity_mib", cap.capacity_mib, 1, 4 << 20)?;
         v.range(
@@ -348,7 +367,7 @@ impl FtlSsd {
             model: p.model.clone(),
             description: p.description.clone(),
             block_bytes: cap.block_bytes,
-            capacity_blocks: logical_units,
+            capacity_blocks: logical_units * lba_format.sectors_per_unit(),
             zoned: None,
         };
         let mut flash = FlashArray::new(geometry, f.timings());
@@ -362,6 +381,7 @@ impl FtlSsd {
             map: Mapping::new(layout),
             buffer: WriteBuffer::new(c.write_buffer_mib * MIB),
             write_mode: p.write_buffer.map(|w| w.mode).unwrap_or_default(),
+            lba_format,
             data: None,
             collector: Collector::new(
                 dies,
@@ -438,24 +458,28 @@ impl FtlSsd {
     /// Timing of a validated read (and its bytes, when `out` is given).
     fn read(&mut self, now_ns: Ns, lba: u64, blocks: u32, mut out: Option<&mut [u8]>) -> Ns {
         self.flash.advance(now_ns);
-        let busy = self.ctl.read_busy_ns(blocks as u64 * UNIT_BYTES);
+        let bytes = blocks as u64 * self.info.block_bytes as u64;
+        let (first_unit, units) = self.lba_format.units(lba, blocks);
+        let busy = self.ctl.read_busy_ns(bytes);
         let start = self.ctl.start_command(now_ns, busy);
         let group_units = self.map.layout().units_per_read_group;
         let mut data_ready = start + busy;
         // Data reads start once the request's map entries are in (a cache miss
         // reads its translation page from flash first).
-        let mapped_at = self.translate(start + self.ctl.read_command_ns, lba, blocks, false);
+        let mapped_at = self.translate(
+            start + self.ctl.read_command_ns,
+            first_unit,
+            units as u32,
+            false,
+        );
         // The read group being gathered: (group, first slot, units, issue time).
         let mut pending: Option<(u32, u32, u64, Ns)> = None;
-        for i in 0..blocks as u64 {
-            let lpn = (lba + i) as u32;
+        for i in 0..units {
+            let lpn = (first_unit + i) as u32;
             let slot = self.map.lookup(lpn);
+            let span = self.lba_format.span(lba, blocks, first_unit + i);
             if let Some(buf) = out.as_deref_mut() {
-                let chunk = &mut buf[(i * UNIT_BYTES) as usize..((i + 1) * UNIT_BYTES) as usize];
-                match (slot, self.data.as_ref()) {
-                    (NONE, _) | (_, None) => chunk.fill(0),
-                    (s, Some(d)) => d.read(s as u64, chunk),
-                }
+                self.copy_unit_out(slot, span, buf);
             }
             if slot == NONE {
                 self.stats.unmapped_read_units += 1;
@@ -465,6 +489,8 @@ impl FtlSsd {
                 self.stats.buffer_read_units += 1;
                 continue;
             }
+            // The flash page is read whole, also for a few sectors of it.
+            self.stats.sub_block_read_units += span.is_partial(self.lba_format) as u64;
             let group = slot / group_units;
             match pending.as_mut() {
                 Some((g, _, units, _)) if *g == group => *units += 1,
@@ -483,13 +509,74 @@ impl FtlSsd {
         if let Some((_, first, units, issued)) = pending {
             data_ready = data_ready.max(self.flash_read(issued, first, units));
         }
-        let bytes = blocks as u64 * UNIT_BYTES;
         // Host DMA overlaps the flash reads; the last read group's transfer is the tail.
         let tail = self.ctl.pcie_ns(bytes.min(group_units as u64 * UNIT_BYTES));
         let link_done = self.ctl.dma_to_host(start, bytes);
         self.stats.host_read_bytes += bytes;
         self.stats.read_link_wait_ns += link_done.saturating_sub(data_ready + tail);
         (data_ready + tail).max(link_done)
+    }
+
+    /// Copies the part of the unit in `slot` that `span` covers into a read
+    /// payload (zeros when unmapped or never given bytes).
+    fn copy_unit_out(&self, slot: u32, span: UnitSpan, buf: &mut [u8]) {
+        let lba_bytes = self.info.block_bytes as usize;
+        let at = span.request_offset as usize * lba_bytes;
+        let dst = &mut buf[at..at + span.sectors as usize * lba_bytes];
+        let Some(d) = self.data.as_ref().filter(|_| slot != NONE) else {
+            dst.fill(0);
+            return;
+        };
+        if !span.is_partial(self.lba_format) {
+            return d.read(slot as u64, dst);
+        }
+        let mut unit = [0u8; UNIT_BYTES as usize];
+        d.read(slot as u64, &mut unit);
+        let from = span.first_sector as usize * lba_bytes;
+        dst.copy_from_slice(&unit[from..from + dst.len()]);
+    }
+
+    /// The bytes a write of `span` leaves in a unit: its sectors from `src`
+    /// over the unit's old data in `old_slot` (zeros when unmapped).
+    fn merged_unit(&self, old_slot: u32, span: UnitSpan, src: &[u8]) -> Box<[u8]> {
+        let lba_bytes = self.info.block_bytes as usize;
+        let at = span.request_offset as usize * lba_bytes;
+        let new = &src[at..at + span.sectors as usize * lba_bytes];
+        if !span.is_partial(self.lba_format) {
+            return new.into();
+        }
+        let mut unit = vec![0u8; UNIT_BYTES as usize];
+        if let (Some(d), true) = (self.data.as_ref(), old_slot != NONE) {
+            d.read(old_slot as u64, &mut unit);
+        }
+        let from = span.first_sector as usize * lba_bytes;
+        unit[from..from + new.len()].copy_from_slice(new);
+        unit.into()
+    }
+
+    /// Read-modify-write of the units a write covers only partly (first and
+    /// last): each whose old data is on flash is read (from `ready_ns`) before
+    /// the merged unit can be acknowledged and programmed; returns when all are in.
+    fn read_partial_units(&mut self, ready_ns: Ns, lba: u64, blocks: u32) -> Ns {
+        let (first, units) = self.lba_format.units(lba, blocks);
+        let mut done = ready_ns;
+        let ends = [first, first + units - 1];
+        for &unit in &ends[..if units > 1 { 2 } else { 1 }] {
+            if !self
+                .lba_format
+                .span(lba, blocks, unit)
+                .is_partial(self.lba_format)
+            {
+                continue;
+            }
+            self.stats.sub_block_write_units += 1;
+            let slot = self.map.lookup(unit as u32);
+            if slot != NONE && !self.map.is_staged(slot) {
+                self.stats.sub_block_rmw_units += 1;
+                done = done.max(self.flash_read(ready_ns, slot, 1));
+            }
+        }
+        done
     }
 
     /// Reads `units` of the read group holding `slot` (one tR: SLC-mode when the
@@ -515,26 +602,33 @@ impl FtlSsd {
         blocks: u32,
         payload: Option<&[u8]>,
     ) -> Result<Ns, DeviceError> {
-        let bytes = blocks as u64 * UNIT_BYTES;
+        let bytes = blocks as u64 * self.info.block_bytes as u64;
+        let (first_unit, units) = self.lba_format.units(lba, blocks);
         self.flash.advance(now_ns);
         let busy = self.ctl.write_busy_ns(bytes);
         let start = self.ctl.start_command(now_ns, busy);
         let flash = &self.flash;
+        // Merged sub-block units take a whole unit of buffer space.
         let admitted = self
             .buffer
-            .admit_with(start, bytes, |die, id| flash.current_end_ns(die, id));
+            .admit_with(start, units * UNIT_BYTES, |die, id| {
+                flash.current_end_ns(die, id)
+            });
         if admitted > start {
             self.stats.buffer_stalls += 1;
         }
         // Map updates: a missing translation page is read in the background.
-        self.translate(admitted, lba, blocks, true);
+        self.translate(admitted, first_unit, units as u32, true);
         let dma_done = self.ctl.dma(admitted, bytes);
-        let acked = dma_done.max(admitted + busy);
+        let mut acked = dma_done.max(admitted + busy);
+        if self.lba_format.is_emulated() {
+            acked = acked.max(self.read_partial_units(admitted, lba, blocks));
+        }
         let mut gc_done = 0;
         // Latest program holding this write's data (write-through waits for it).
         let mut programmed = 0;
-        for i in 0..blocks as u64 {
-            let lpn = (lba + i) as u32;
+        for i in 0..units {
+            let lpn = (first_unit + i) as u32;
             if self.map.needs_new_program_unit(HOST) {
                 if let Some(o) = self.collector.on_host_program_unit(
                     &mut self.map,
@@ -558,17 +652,20 @@ impl FtlSsd {
             }) else {
                 return Err(DeviceError::NoSpace { command: "write" });
             };
+            let merged = payload.map(|src| {
+                let span = self.lba_format.span(lba, blocks, lpn as u64);
+                self.merged_unit(self.map.lookup(lpn), span, src)
+            });
             if let Some(old) = self.map.unmap(lpn) {
                 if let Some(d) = self.data.as_mut() {
                     d.take(old as u64);
                 }
             }
             self.map.map(lpn, slot);
-            if let Some(src) = payload {
-                let chunk = &src[(i * UNIT_BYTES) as usize..((i + 1) * UNIT_BYTES) as usize];
+            if let Some(unit) = merged {
                 self.data
                     .get_or_insert_with(|| BlockStore::new(UNIT_BYTES as u32))
-                    .put(slot as u64, chunk.into());
+                    .put(slot as u64, unit);
             }
             if self.map.staged_full(HOST) {
                 programmed = programmed.max(self.program_host(acked));
@@ -679,9 +776,16 @@ impl FtlSsd {
 
     fn trim(&mut self, now_ns: Ns, lba: u64, blocks: u32) -> Ns {
         let start = self.ctl.start_command(now_ns, self.ctl.write_command_ns);
-        self.translate(start, lba, blocks, true);
-        for i in 0..blocks as u64 {
-            if let Some(old) = self.map.unmap((lba + i) as u32) {
+        // Only units covered whole are deallocated (a partial unit keeps its data).
+        let spu = self.lba_format.sectors_per_unit();
+        let first = lba.div_ceil(spu);
+        let end = (lba + blocks as u64) / spu;
+        if end <= first {
+            return start + self.ctl.write_command_ns;
+        }
+        self.translate(start, first, (end - first) as u32, true);
+        for unit in first..end {
+            if let Some(old) = self.map.unmap(unit as u32) {
                 self.stats.trimmed_units += 1;
                 if let Some(d) = self.data.as_mut() {
                     d.take(old as u64);
@@ -841,6 +945,11 @@ impl FtlSsd {
         c.insert("buffer_read_units".into(), s.buffer_read_units);
         c.insert("unmapped_read_units".into(), s.unmapped_read_units);
         c.insert("trimmed_units".into(), s.trimmed_units);
+        if self.lba_format.is_emulated() {
+            c.insert("sub_block_read_units".into(), s.sub_block_read_units);
+            c.insert("sub_block_write_units".into(), s.sub_block_write_units);
+            c.insert("sub_block_rmw_units".into(), s.sub_block_rmw_units);
+        }
         if let Some(cache) = &self.map_cache {
             c.insert("map_cache_pages".into(), cache.capacity_pages() as u64);
             c.insert("map_cache_hits".into(), mc.hits);
