@@ -112,6 +112,9 @@ pub struct FlashArray {
     /// With read-first scheduling (`die_queue.rs`), the dies' queues replace `dies`.
     scheduled: Option<Box<Scheduled>>,
     host_read_waits: HostReadWaits,
+    /// Program data crosses the channel just before the die can program it,
+    /// not when the program is booked (see [`FlashArray::set_just_in_time_transfers`]).
+    just_in_time_transfers: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -128,6 +131,7 @@ impl FlashArray {
             dies: vec![Timeline::new(); geometry.dies() as usize],
             scheduled: None,
             host_read_waits: HostReadWaits::default(),
+            just_in_time_transfers: false,
             geometry,
             timings,
         }
@@ -151,6 +155,19 @@ impl FlashArray {
         self.scheduled
             .as_ref()
             .map_or_else(DieQueueCounters::default, |s| s.counters)
+    }
+
+    /// Moves a program's data over the channel so that it arrives when the die
+    /// is free to program it, instead of when the program is booked. A die holds
+    /// the data of one program in its page registers, so a controller transfers
+    /// a queued program's data only when the die is about to take it; booked
+    /// early, the transfers of a die's whole program backlog occupy the channel
+    /// ahead of reads that would use it first (issue 22: with read-first
+    /// scheduling, host reads waited ~390 us per read for the channel on a
+    /// replayed trace). Off by default: models calibrated with eager transfers
+    /// keep their timing.
+    pub fn set_just_in_time_transfers(&mut self, on: bool) {
+        self.just_in_time_transfers = on;
     }
 
     /// Where host reads' time went so far.
@@ -269,10 +286,12 @@ impl FlashArray {
     #[inline]
     pub fn program_with(&mut self, ready_ns: Ns, die: u32, bytes: u64, program_ns: Ns) -> Ns {
         let ch = self.geometry.channel_of_die(die) as usize;
-        let (_, loaded) = self.channels[ch].reserve(
-            ready_ns,
-            transfer_ns(bytes, self.timings.channel_bytes_per_s),
-        );
+        let xfer_ns = transfer_ns(bytes, self.timings.channel_bytes_per_s);
+        let send_ns = match self.just_in_time_transfers {
+            true => ready_ns.max(self.die_free_at_ns(die).saturating_sub(xfer_ns)),
+            false => ready_ns,
+        };
+        let (_, loaded) = self.channels[ch].reserve(send_ns, xfer_ns);
         self.book_die(loaded, die, program_ns, DieOp::Program)
     }
 

@@ -216,6 +216,13 @@ pub struct FtlSsd {
     write_mode: WriteBufferMode,
     /// Host LBA size over the 4 KiB mapping unit (`ftl/lba_format.rs`).
     lba_format: LbaFormat,
+    /// With 512-byte LBAs: host program units still being programmed (first
+    /// slot's program unit → end), so a sub-block write merges their data in
+    /// the write buffer, which still holds it, instead of reading flash.
+    programs_in_flight: std::collections::HashMap<u32, Ns>,
+    /// Size at which ended programs are pruned from `programs_in_flight`
+    /// (twice the program units the write buffer holds).
+    programs_in_flight_limit: usize,
     data: Option<BlockStore>,
     collector: Collector,
     gc: GcParams,
@@ -373,6 +380,7 @@ impl FtlSsd {
         let mut flash = FlashArray::new(geometry, f.timings());
         if let Some(s) = die_scheduling {
             flash.set_scheduling(s);
+            flash.set_just_in_time_transfers(true);
         }
         Ok(Self {
             info,
@@ -382,6 +390,9 @@ impl FtlSsd {
             buffer: WriteBuffer::new(c.write_buffer_mib * MIB),
             write_mode: p.write_buffer.map(|w| w.mode).unwrap_or_default(),
             lba_format,
+            programs_in_flight: Default::default(),
+            programs_in_flight_limit: (2 * c.write_buffer_mib * MIB / program_unit_bytes + 64)
+                as usize,
             data: None,
             collector: Collector::new(
                 dies,
@@ -571,7 +582,14 @@ impl FtlSsd {
             }
             self.stats.sub_block_write_units += 1;
             let slot = self.map.lookup(unit as u32);
-            if slot != NONE && !self.map.is_staged(slot) {
+            let upu = self.map.layout().units_per_program_unit;
+            let in_buffer = slot != NONE
+                && (self.map.is_staged(slot)
+                    || self
+                        .programs_in_flight
+                        .get(&(slot / upu))
+                        .is_some_and(|&end| end > ready_ns));
+            if slot != NONE && !in_buffer {
                 self.stats.sub_block_rmw_units += 1;
                 done = done.max(self.flash_read(ready_ns, slot, 1));
             }
@@ -721,6 +739,14 @@ impl FtlSsd {
             .map(|id| (unit.die, id));
         self.buffer
             .release_tagged(done, unit.filled_units as u64 * UNIT_BYTES, tag);
+        if self.lba_format.is_emulated() {
+            let upu = self.map.layout().units_per_program_unit;
+            // Bounded by the buffer's program units in flight; prune the ended.
+            if self.programs_in_flight.len() >= self.programs_in_flight_limit {
+                self.programs_in_flight.retain(|_, end| *end > ready_ns);
+            }
+            self.programs_in_flight.insert(unit.first_slot / upu, done);
+        }
         self.busy_until_ns = self.busy_until_ns.max(done);
         let padding = self.map.layout().units_per_program_unit - unit.filled_units;
         self.stats.flush_padding_bytes += padding as u64 * UNIT_BYTES;

@@ -71,8 +71,29 @@ fn a_sub_block_write_is_a_read_modify_write_when_its_unit_is_on_flash() {
             blocks: 3,
         },
     );
+    // Into a unit whose program is still running: the buffer still holds it.
+    run(
+        &mut dev,
+        &mut now,
+        Command::Write {
+            lba: 800,
+            blocks: 96,
+        },
+    );
+    let in_flight = run(
+        &mut dev,
+        &mut now,
+        Command::Write {
+            lba: 803,
+            blocks: 1,
+        },
+    );
+    assert!(
+        in_flight < 50_000,
+        "merge with a unit being programmed {in_flight} ns"
+    );
     let st2 = dev.stats(now);
-    assert_eq!(st2.counters["sub_block_write_units"], 3);
+    assert_eq!(st2.counters["sub_block_write_units"], 4);
     assert_eq!(st2.counters["sub_block_rmw_units"], 1);
     assert_eq!(st2.media_read_bytes, st.media_read_bytes);
     dev.check_invariants().unwrap();
