@@ -108,7 +108,7 @@ impl MappingCacheSection {
             "mapping_cache.entry_bytes",
             self.entry_bytes,
             (1..=16).contains(&self.entry_bytes)
-                && (self.translation_page_kib as u64 * KIB) % self.entry_bytes as u64 == 0,
+                && (self.translation_page_kib as u64 * KIB).is_multiple_of(self.entry_bytes as u64),
             "1..=16 bytes, dividing the translation page",
         )?;
         let page_bytes = self.translation_page_kib as u64 * KIB;
