@@ -214,5 +214,15 @@ fn main() -> Result<(), String> {
         r.hdd_user_write_bytes as f64 / 1e9,
         r.ssd_write_bytes as f64 / 1e9
     );
+    println!(
+        "# reads {} (HDD {}), trims {}; HDD padding {:.2} GB, syncs {}, GC runs {}, writes sent back {}",
+        r.reads,
+        r.hdd_reads,
+        r.trims,
+        r.hdd_padding_bytes as f64 / 1e9,
+        r.hdd_syncs,
+        r.hdd_gc_runs,
+        r.writes_sent_back
+    );
     Ok(())
 }

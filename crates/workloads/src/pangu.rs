@@ -24,7 +24,12 @@
 //!   node's per-second rates, so most bursts are milder than it and only the
 //!   largest reach it ([`RateModel`]).
 //! - **Offsets**: writes append to 64 files laid out over the address space
-//!   (Pangu chunk servers append); reads hit written data uniformly.
+//!   (Pangu chunk servers append). Reads hit older data: a random file's chunks
+//!   past those being written (uniformly), never the chunks being appended — the
+//!   backend nodes "rarely serve reads" because the services above "cache hot
+//!   data for user reads" (§2.3), and MIOS found reads interrupting BCW "rare"
+//!   (§4.2). (Reads spread over all data ever written hit the HDD log of a
+//!   long MIOS_E run ~24 times a second, each suspending BCW: `docs/mios.md`.)
 //! - **Deletes**: a file's range is used as a sequence of 64 MiB chunks (GFS's
 //!   chunk size, "Chunk size is one of the key design parameters. We have chosen
 //!   64 MB", Ghemawat et al., SOSP 2003; Pangu is a GFS-like system). The SSD of
@@ -180,7 +185,6 @@ pub struct PanguTrace {
     file_trimmed_to: [u64; CHUNK_FILES as usize],
     /// A write held back while the trim of its new chunk is returned first.
     held_write: Option<TraceRecord>,
-    written_extent_end: u64,
     time_ns: f64,
     phase_end_ns: f64,
     rates: RateModel,
@@ -232,7 +236,6 @@ impl PanguTrace {
             file_cursor: [0; CHUNK_FILES as usize],
             file_trimmed_to: [0; CHUNK_FILES as usize],
             held_write: None,
-            written_extent_end: 0,
             time_ns: 0.0,
             phase_end_ns: 0.0,
             rates,
@@ -329,7 +332,6 @@ impl Iterator for PanguTrace {
             let file_start = f as u64 * self.file_bytes;
             let offset = file_start + self.file_cursor[f];
             self.file_cursor[f] += size;
-            self.written_extent_end = self.written_extent_end.max(offset + size);
             let s = &mut self.summary;
             s.writes += 1;
             s.small_writes += (size <= 10 * KIB) as u64;
@@ -359,8 +361,18 @@ impl Iterator for PanguTrace {
             })
         } else {
             self.reads_left -= 1;
-            let span = self.written_extent_end.max(size).min(self.capacity_bytes);
-            let offset = uniform_below(&mut self.rng, ((span - size) / (4 * KIB)).max(1)) * 4 * KIB;
+            // A file's older chunks, past those being written (module docs); a file
+            // with none (all trimmed) is read where it has been written.
+            let f = uniform_below(&mut self.rng, CHUNK_FILES) as usize;
+            let (lo, hi) = if self.file_trimmed_to[f] + size <= self.file_bytes {
+                (self.file_trimmed_to[f], self.file_bytes)
+            } else {
+                (0, self.file_cursor[f].max(size).min(self.file_bytes))
+            };
+            let slots = (hi.saturating_sub(lo + size) / (4 * KIB)).max(1);
+            let offset =
+                (f as u64 * self.file_bytes + lo + uniform_below(&mut self.rng, slots) * 4 * KIB)
+                    .min(self.capacity_bytes - size);
             self.summary.read_bytes += size;
             Some(TraceRecord {
                 time_ns,
