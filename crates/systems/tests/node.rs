@@ -221,3 +221,41 @@ fn writes_never_wait_behind_a_read_of_redirected_data() {
     );
     assert!(r.ssd_write_requests >= 10, "{}", r.ssd_write_requests);
 }
+
+#[test]
+fn a_trim_deletes_redirected_data_so_a_later_read_goes_to_the_ssd() {
+    // MIOS_E redirects sparse writes (F state). A trim of the first ten (their
+    // chunk deleted) reaches the SSD and drops them from the HDD log: a read of a
+    // trimmed block is then served by the SSD (unmapped), while a read of a block
+    // still in the log goes to the HDD.
+    let mut reqs = sparse_writes(20, 2_000_000);
+    let t = reqs.last().unwrap().arrival_ns + 5_000_000;
+    reqs.push(UserRequest {
+        arrival_ns: t,
+        op: UserOp::Trim,
+        offset_bytes: 0,
+        size_bytes: 10 * 64 * KIB,
+    });
+    let read = |at: u64, i: u64| UserRequest {
+        arrival_ns: at,
+        op: UserOp::Read,
+        offset_bytes: i * 64 * KIB,
+        size_bytes: 64 * KIB,
+    };
+    reqs.push(read(t + 1_000_000, 3)); // trimmed: SSD
+    reqs.push(read(t + 50_000_000, 15)); // still in the HDD log
+    let (r, _) = run_on_fresh(Policy::MiosE, &reqs);
+    // All but those arriving during BCW's first sync go to the HDD.
+    assert!(
+        r.hdd_user_write_requests >= 17,
+        "{}",
+        r.hdd_user_write_requests
+    );
+    assert_eq!(r.trims, 1);
+    assert_eq!(r.reads, 2);
+    assert_eq!(
+        r.hdd_reads, 1,
+        "only the untrimmed block is read from the HDD"
+    );
+    assert_eq!(r.writes, 20, "a trim is not a write");
+}
