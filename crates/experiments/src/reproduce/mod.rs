@@ -23,6 +23,10 @@ mod outputs;
 mod znsage;
 pub mod znsage_runs;
 
+/// The MIOS target's aged SSDs and Pangu-like requests, for the ablation examples.
+pub use mios_extra::{
+    aged_ssd as mios_aged_ssd, pangu_requests as mios_pangu_requests, LOG_BYTES as MIOS_LOG_BYTES,
+};
 pub use outputs::{write_outputs, OutputFiles};
 
 use crate::reproduce_result::ReproduceResult;
