@@ -62,6 +62,15 @@ pub(super) struct DeviceSummary {
     pub slc_direct_erases: u64,
     pub slc_gc_erases: u64,
     pub migration_stalls: u64,
+    /// Host pages written over both namespaces, and the shared medium's
+    /// programs by kind (4 KiB pages): SLC, regular (TLC/QLC); of those, SLC
+    /// pages read back and merged into a regular unit (zoned), pages moved by
+    /// regular-block GC (block).
+    pub host_pages: u64,
+    pub slc_program_pages: u64,
+    pub regular_program_pages: u64,
+    pub merged_slc_pages: u64,
+    pub regular_gc_copied_pages: u64,
 }
 
 /// What a file-system run measured.
@@ -112,6 +121,11 @@ pub(super) fn summarize(st: &dyn FsStorage, end: Ns) -> DeviceSummary {
         slc_direct_erases: c("slc_direct_erases"),
         slc_gc_erases: c("slc_gc_erases"),
         migration_stalls: c("migration_stalls"),
+        host_pages: host / 4096,
+        slc_program_pages: c("slc_program_pages"),
+        regular_program_pages: c("regular_program_pages"),
+        merged_slc_pages: c("merged_slc_pages"),
+        regular_gc_copied_pages: c("regular_gc_copied_pages"),
     }
 }
 

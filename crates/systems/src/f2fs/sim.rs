@@ -188,6 +188,8 @@ pub struct FsSim<'a> {
     gc_owner: Option<usize>,
     /// The GC round in progress: victim section and its blocks.
     gc_round: Option<(u32, Vec<u32>)>,
+    /// Whether that round is a writer's foreground round.
+    gc_round_foreground: bool,
     cp_thread: usize,
     cp_running: bool,
     opts: SimOptions,
@@ -222,6 +224,7 @@ impl<'a> FsSim<'a> {
             cp_owner: None,
             gc_owner: None,
             gc_round: None,
+            gc_round_foreground: false,
             cp_thread: 0,
             cp_running: false,
             opts,
@@ -593,6 +596,7 @@ impl<'a> FsSim<'a> {
             Step::Flush { meta } => self.fs.flush(st, meta, t)?,
             Step::GcStart { round, foreground } => {
                 self.gc_owner = Some(a);
+                self.gc_round_foreground = foreground;
                 match self.fs.gc_begin_round(&round) {
                     Some((sec, blks)) => {
                         self.fs.sit.set_current(sec, true);
@@ -627,7 +631,13 @@ impl<'a> FsSim<'a> {
                     .as_ref()
                     .map(|r| r.1.clone())
                     .unwrap_or_default();
-                self.fs.gc_move(st, &blks, t)?
+                let before = self.fs.stats.gc_data_blocks + self.fs.stats.gc_node_blocks;
+                let done = self.fs.gc_move(st, &blks, t)?;
+                if self.gc_round_foreground {
+                    self.fs.stats.fg_gc_blocks +=
+                        self.fs.stats.gc_data_blocks + self.fs.stats.gc_node_blocks - before;
+                }
+                done
             }
             Step::GcEnd { foreground } => {
                 let found = self.gc_round.is_some();
