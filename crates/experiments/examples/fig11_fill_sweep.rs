@@ -18,12 +18,12 @@
 
 use zonelab_devices::models::conzone::{ConZonePlus, ConZoneProfile};
 use zonelab_devices::profile::{find_profile, parse_as};
-use zonelab_engine::{RngStreams, MIB, NS_PER_MS};
+use zonelab_engine::{MIB, NS_PER_MS};
+use zonelab_experiments::reproduce::fig11_phases;
 use zonelab_systems::f2fs::{
     CleaningPolicy, ConZonePlusStorage, F2fsZoned, FsConfig, FsError, FsMode, FsSim, HostCosts,
     SimOptions,
 };
-use zonelab_workloads::files::{FileWorkload, FioFileJob, FioFileSpec, FioPattern};
 
 fn run(zones: u32, file_mib: u64, direct_io_ns: u64, config: bool) -> Result<String, String> {
     let src = find_profile("conzone-plus-tlc").map_err(|e| e.to_string())?;
@@ -32,14 +32,6 @@ fn run(zones: u32, file_mib: u64, direct_io_ns: u64, config: bool) -> Result<Str
     let mut st = ConZonePlusStorage {
         dev: ConZonePlus::new(p, "conzone-plus-tlc").map_err(|e| e.to_string())?,
     };
-    let file = file_mib * MIB;
-    let mut fill = FioFileSpec::new("seq-fill", 1, file, 4096, FioPattern::Sequential);
-    fill.direct = true;
-    let mut upd = FioFileSpec::new("rand-update", 1, file, 4096, FioPattern::Random);
-    upd.direct = true;
-    upd.create = false;
-    upd.io_bytes = 4 * file;
-    let rngs = RngStreams::new(1);
     let policy: Box<dyn CleaningPolicy> = if config {
         Box::new(F2fsZoned::zoned_config())
     } else {
@@ -58,10 +50,7 @@ fn run(zones: u32, file_mib: u64, direct_io_ns: u64, config: bool) -> Result<Str
     let user_mib = sim.fs.user_blocks as f64 * 4096.0 / MIB as f64;
     let mut outcome = "done".to_string();
     let mut t = 0;
-    let phases: Vec<Box<dyn FileWorkload>> = vec![
-        Box::new(FioFileJob::new(fill, rngs.stream("fig11.fill"))),
-        Box::new(FioFileJob::new(upd, rngs.stream("fig11.update"))),
-    ];
+    let phases = fig11_phases(file_mib * MIB, 1);
     for w in phases {
         sim.add_job(w, t);
         match sim.run() {

@@ -230,6 +230,23 @@ pub(super) fn calibrated_direct_io_ns(model_io_ns: f64) -> Ns {
         .round() as Ns
 }
 
+/// §6.4's two phases on one file of `file_bytes`: a sequential fill with 4 KiB
+/// direct writes, then 4× its size of 4 KiB random direct updates (also used by
+/// `examples/fig11_fill_sweep.rs`).
+pub fn fig11_phases(file_bytes: u64, seed: u64) -> Vec<Box<dyn FileWorkload>> {
+    let mut fill = FioFileSpec::new("seq-fill", 1, file_bytes, 4096, FioPattern::Sequential);
+    fill.direct = true;
+    let mut upd = FioFileSpec::new("rand-update", 1, file_bytes, 4096, FioPattern::Random);
+    upd.direct = true;
+    upd.create = false;
+    upd.io_bytes = 4 * file_bytes;
+    let rngs = RngStreams::new(seed);
+    vec![
+        Box::new(FioFileJob::new(fill, rngs.stream("fig11.fill"))),
+        Box::new(FioFileJob::new(upd, rngs.stream("fig11.update"))),
+    ]
+}
+
 /// Fig. 11 (§6.4): 4 KiB direct writes, sequentially filling a 2 GiB file, then
 /// 8 GiB of random updates of it (both × `scale`). Returns the run and the two
 /// phases' bandwidths in MiB/s.
@@ -242,17 +259,10 @@ pub(super) fn fig11(
     let profile = if setup.zoned() { ZONED_FS } else { BLOCK_FS };
     let mut st = device(profile, &|_| {})?;
     let file = ((2048.0 * scale).max(64.0) as u64) * MIB;
-    let mut fill = FioFileSpec::new("seq-fill", 1, file, 4096, FioPattern::Sequential);
-    fill.direct = true;
-    let mut upd = FioFileSpec::new("rand-update", 1, file, 4096, FioPattern::Random);
-    upd.direct = true;
-    upd.create = false;
-    upd.io_bytes = 4 * file;
-    let rngs = RngStreams::new(seed);
-    let phases: Vec<Vec<Box<dyn FileWorkload>>> = vec![
-        vec![Box::new(FioFileJob::new(fill, rngs.stream("fig11.fill")))],
-        vec![Box::new(FioFileJob::new(upd, rngs.stream("fig11.update")))],
-    ];
+    let phases = fig11_phases(file, seed)
+        .into_iter()
+        .map(|w| vec![w])
+        .collect();
     let run = run_phases(&mut st, setup, phases, 1000 * NS_PER_MS, host)?;
     let bw = |j: Option<&JobResult>| {
         j.map_or(0.0, |j| {

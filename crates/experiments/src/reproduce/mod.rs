@@ -23,6 +23,7 @@ mod outputs;
 mod znsage;
 pub mod znsage_runs;
 
+pub use conzone_fs::fig11_phases;
 pub use conzone_streams::fig12_volume_point;
 pub use outputs::{write_outputs, OutputFiles};
 
