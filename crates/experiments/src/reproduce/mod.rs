@@ -27,6 +27,8 @@ pub mod znsage_runs;
 pub use mios_extra::{
     aged_ssd as mios_aged_ssd, pangu_requests as mios_pangu_requests, LOG_BYTES as MIOS_LOG_BYTES,
 };
+pub use conzone_fs::fig11_phases;
+pub use conzone_streams::fig12_volume_point;
 pub use outputs::{write_outputs, OutputFiles};
 
 use crate::reproduce_result::ReproduceResult;
