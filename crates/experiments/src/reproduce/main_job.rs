@@ -41,31 +41,31 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         target: "devices",
         paper: "HHZS Table 1 (device calibration)",
         scale: 1.0,
-        measured_wall_s: 1.1,
+        measured_wall_s: 1.0,
     },
     DefaultScale {
         target: "mu-rmw",
         paper: "MU-RMW Figs. 6-9",
         scale: 1.0,
-        measured_wall_s: 8.9,
+        measured_wall_s: 9.5,
     },
     DefaultScale {
         target: "mu-rmw-sensitivity",
         paper: "MU-RMW Figs. 6-9: which assumption each claim rests on",
         scale: 0.2,
-        measured_wall_s: 21.7,
+        measured_wall_s: 24.1,
     },
     DefaultScale {
         target: "mios",
         paper: "BCW/MIOS Figs. 7-15, Tables 3-5",
         scale: 0.5,
-        measured_wall_s: 51.5,
+        measured_wall_s: 51.6,
     },
     DefaultScale {
         target: "hhzs-motivation",
         paper: "HHZS §2.3, Fig. 2 (O1-O4)",
         scale: 0.5,
-        measured_wall_s: 67.6,
+        measured_wall_s: 75.1,
     },
     DefaultScale {
         target: "hhzs",
@@ -74,13 +74,13 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         // 0.05 (`/usr/bin/time zonelab reproduce hhzs --scale S`, 2026-11-25, commit
         // 9b4687d, docs/reproduce.md).
         scale: 0.05,
-        measured_wall_s: 45.5,
+        measured_wall_s: 54.9,
     },
     DefaultScale {
         target: "znsage",
         paper: "ZNSage Figs. 7-9",
         scale: 1.0,
-        measured_wall_s: 35.3,
+        measured_wall_s: 41.7,
     },
     DefaultScale {
         target: "conzone",
@@ -89,7 +89,7 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         // and would exceed the budget; 0.2 measured 4.9 s (issue 16,
         // docs/conzone.md).
         scale: 0.2,
-        measured_wall_s: 4.8,
+        measured_wall_s: 5.1,
     },
 ];
 
