@@ -3,7 +3,8 @@
 use crate::args::BenchArgs;
 use crate::units::{parse_duration_ns, parse_size};
 use crate::{progress, table};
-use zonelab_experiments::bench::{precondition, run_bench, BenchOptions};
+use zonelab_devices::Device;
+use zonelab_experiments::bench::{precondition, run_bench, BenchOptions, PlacementIds};
 use zonelab_experiments::run_result::{min_series_interval_ns, RunResult, MAX_SERIES_POINTS};
 use zonelab_workloads::job::{JobSpec, RwMode};
 
@@ -80,6 +81,9 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         drain_at_end: !a.no_drain,
         ..BenchOptions::default()
     };
+    if let Some(list) = a.fdp_pid.as_deref() {
+        opts.placement_ids = placement_ids(list, device.as_ref())?;
+    }
     if a.precondition {
         opts.start_ns = precondition(device.as_mut(), &spec, &opts)
             .map_err(|e| format!("precondition: {e}"))?;
@@ -89,6 +93,36 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
     pb.finish_and_clear();
     check_sample_interval(&result, interval, explicit_interval)?;
     emit(&result, a.json, a.out.as_deref())
+}
+
+/// `--fdp-pid`: a comma-separated list of placement identifiers, each one the
+/// device has (a bad identifier is a user error here, though the device itself
+/// would log it and write to handle 0, as NVMe FDP says).
+pub fn placement_ids(list: &str, device: &dyn Device) -> Result<PlacementIds, String> {
+    let Some(fdp) = device.fdp() else {
+        return Err(format!(
+            "--fdp-pid: device `{}` has no Flexible Data Placement (use an ftl-ssd profile with an [fdp] section, e.g. zn540-fdp)",
+            device.info().name
+        ));
+    };
+    let mut ids = Vec::new();
+    for item in list.split(',') {
+        let item = item.trim();
+        let pid: u16 = item
+            .parse()
+            .map_err(|_| format!("--fdp-pid: `{item}` is not a placement identifier (0-65535)"))?;
+        if fdp.config.decode(pid).is_none() {
+            return Err(format!(
+                "--fdp-pid: {pid} names no placement handle of `{}` ({} handle(s) in {} reclaim group(s); with one group the identifiers are 0-{})",
+                device.info().name,
+                fdp.config.handles.len(),
+                fdp.config.reclaim_groups,
+                fdp.config.handles.len() - 1
+            ));
+        }
+        ids.push(pid);
+    }
+    PlacementIds::new(&ids).map_err(|e| format!("--fdp-pid: {e}"))
 }
 
 /// Prints a run's result as JSON or a table, and writes it to `out` if given.
