@@ -153,6 +153,18 @@ pub struct SynthArgs {
     /// Output file (default: standard output).
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
+    /// MSR look-alikes: request sizes, `paper` (every request one 4 KiB sector, as
+    /// MU-RMW counts them) or `mix` (4-64 KiB).
+    #[arg(long, default_value = "paper")]
+    pub sizes: String,
+    /// MSR look-alikes: Zipfian constant of the updates' popularity (0 = uniform,
+    /// below 1; default YCSB's 0.99).
+    #[arg(long, default_value_t = 0.99)]
+    pub popularity_theta: f64,
+    /// Output layout: `csv` (time_ns,op,offset_bytes,size_bytes) or `msr` (the
+    /// published MSR Cambridge layout, replayable with --format msr).
+    #[arg(long, default_value = "csv")]
+    pub format: String,
 }
 
 #[derive(Args, Debug)]

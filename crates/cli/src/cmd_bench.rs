@@ -197,5 +197,27 @@ pub fn summary_table(r: &RunResult) -> String {
     if !util.is_empty() {
         s.push_str(&format!("utilisation: {}\n", util.join(", ")));
     }
+    s.push_str(&ef_smr_line(r));
     s
+}
+
+/// For an EF-SMR disk, the metrics of MU-RMW §IV-B: average and worst-case
+/// response time over all requests, RMWs, cleanings and their average time.
+fn ef_smr_line(r: &RunResult) -> String {
+    let c = &r.device_stats.counters;
+    let (Some(&rmws), Some(&cleanings)) = (c.get("rmws"), c.get("cleanings")) else {
+        return String::new();
+    };
+    let total = c.get("cleaning_ns_total").copied().unwrap_or(0);
+    let act = if cleanings > 0 { total / cleanings } else { 0 };
+    format!(
+        "ef-smr: average response {}, worst case {}, {} RMWs, {} cleanings ({} with RMWs), average cleaning {}, longest {}\n",
+        table::fmt_ns(r.latency.mean_ns as u64),
+        table::fmt_ns(r.latency.max_ns),
+        rmws,
+        cleanings,
+        c.get("rmw_cleanings").copied().unwrap_or(0),
+        table::fmt_ns(act),
+        table::fmt_ns(c.get("cleaning_ns_max").copied().unwrap_or(0)),
+    )
 }

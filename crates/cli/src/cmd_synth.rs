@@ -1,7 +1,7 @@
 //! `zonelab synth-trace`: writes a look-alike trace with the published
 //! characteristics of an MSR Cambridge trace (MU-RMW Table I) or a Pangu node
-//! (MIOS Table 1) as plain CSV (`time_ns,op,offset_bytes,size_bytes`), replayable
-//! with `--format csv`.
+//! (MIOS Table 1) as plain CSV (`time_ns,op,offset_bytes,size_bytes`, replayable
+//! with `--format csv`) or in the published MSR layout (`--format msr`).
 
 use crate::args::SynthArgs;
 use crate::table;
@@ -9,8 +9,19 @@ use crate::units::parse_size;
 use std::io::Write;
 use zonelab_engine::RngStreams;
 use zonelab_workloads::pangu::{find_node, PanguTrace, PANGU_TABLE_1};
-use zonelab_workloads::synth::{find_profile, SynthTrace, MSR_TABLE_I};
+use zonelab_workloads::synth::{
+    find_profile, LookalikeOptions, RequestSizes, SynthTrace, MSR_TABLE_I,
+};
+use zonelab_workloads::trace::msr::{write_record, MSR_START_FILETIME};
 use zonelab_workloads::trace::{TraceRecord, CSV_HEADER};
+
+/// How records are written.
+#[derive(Clone, Copy)]
+enum Layout<'a> {
+    Csv,
+    /// MSR Cambridge CSV with this host name and disk number.
+    Msr(&'a str, u32),
+}
 
 pub fn run(a: SynthArgs) -> Result<(), String> {
     if a.list {
@@ -90,6 +101,21 @@ pub fn run(a: SynthArgs) -> Result<(), String> {
             "--capacity {capacity} bytes is too small (at least 64 MiB)"
         ));
     }
+    let sizes = match a.sizes.as_str() {
+        "paper" => RequestSizes::Paper,
+        "mix" => RequestSizes::Mix,
+        other => return Err(format!("--sizes: unknown `{other}` (allowed: paper, mix)")),
+    };
+    // An MSR name is host_disk (rsrch_0); Pangu nodes are named likewise.
+    let (host, disk) = name
+        .rsplit_once('_')
+        .and_then(|(h, d)| Some((h, d.parse::<u32>().ok()?)))
+        .unwrap_or((name, 0));
+    let layout = match a.format.as_str() {
+        "csv" => Layout::Csv,
+        "msr" => Layout::Msr(host, disk),
+        other => return Err(format!("--format: unknown `{other}` (allowed: csv, msr)")),
+    };
     let rng = RngStreams::new(a.seed).stream("synth-trace");
     let header = |source: &str| {
         format!(
@@ -98,26 +124,36 @@ pub fn run(a: SynthArgs) -> Result<(), String> {
         )
     };
     let summary = if let Some(p) = find_profile(name) {
-        let mut trace = SynthTrace::new(*p, a.scale, capacity, rng);
+        let options = LookalikeOptions {
+            sizes,
+            popularity_theta: a.popularity_theta,
+        };
+        let mut trace = SynthTrace::with_options(*p, a.scale, capacity, options, rng)
+            .map_err(|e| format!("--popularity-theta/--capacity: {e}"))?;
         write_trace(
             a.out.as_deref(),
             &header("MSR Cambridge (MU-RMW Table I)"),
+            layout,
             trace.by_ref(),
         )?;
         let s = trace.summary;
         format!(
-            "{} requests, {:.3} GB written, {:.3} GB read, write ratio {:.2}%, update ratio {:.2}%",
+            "{} requests, {:.3} GiB written, {:.3} GiB read, write ratio {:.2}%, update ratio {:.2}%, footprint {} pages on {} of {} 40 MiB bands",
             s.requests,
-            s.written_bytes as f64 / 1e9,
-            s.read_bytes as f64 / 1e9,
+            s.written_bytes as f64 / (1u64 << 30) as f64,
+            s.read_bytes as f64 / (1u64 << 30) as f64,
             s.write_ratio() * 100.0,
-            s.update_ratio() * 100.0
+            s.update_ratio() * 100.0,
+            s.footprint_pages,
+            trace.bands_written(40 << 20),
+            capacity.div_ceil(40 << 20)
         )
     } else if let Some(n) = find_node(name) {
         let mut trace = PanguTrace::new(*n, a.scale, capacity, rng);
         write_trace(
             a.out.as_deref(),
             &header("Pangu node (MIOS Table 1)"),
+            layout,
             trace.by_ref(),
         )?;
         let s = trace.summary;
@@ -141,10 +177,12 @@ pub fn run(a: SynthArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes the header, the CSV column line and every record to `out` (stdout if none).
+/// Writes every record to `out` (stdout if none): for CSV after a comment line
+/// and the column line; in the MSR layout bare, as the published files are.
 fn write_trace(
     out: Option<&std::path::Path>,
     header: &str,
+    layout: Layout<'_>,
     records: impl Iterator<Item = TraceRecord>,
 ) -> Result<(), String> {
     let sink: Box<dyn Write> = match out {
@@ -155,10 +193,19 @@ fn write_trace(
     };
     let mut w = std::io::BufWriter::new(sink);
     let io = |e: std::io::Error| format!("cannot write the trace: {e}");
-    writeln!(w, "{header}").map_err(io)?;
-    writeln!(w, "{CSV_HEADER}").map_err(io)?;
-    for r in records {
-        r.write_csv(&mut w).map_err(io)?;
+    match layout {
+        Layout::Csv => {
+            writeln!(w, "{header}").map_err(io)?;
+            writeln!(w, "{CSV_HEADER}").map_err(io)?;
+            for r in records {
+                r.write_csv(&mut w).map_err(io)?;
+            }
+        }
+        Layout::Msr(host, disk) => {
+            for r in records {
+                write_record(&mut w, &r, MSR_START_FILETIME, host, disk).map_err(io)?;
+            }
+        }
     }
     w.flush().map_err(io)
 }

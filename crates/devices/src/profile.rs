@@ -43,6 +43,10 @@ pub const BUILTIN_PROFILES: &[(&str, &str)] = &[
     ),
     ("ssd-660p", include_str!("../../../profiles/ssd-660p.toml")),
     (
+        "ssd-660p-1tb",
+        include_str!("../../../profiles/ssd-660p-1tb.toml"),
+    ),
+    (
         "st14000nm0007",
         include_str!("../../../profiles/st14000nm0007.toml"),
     ),

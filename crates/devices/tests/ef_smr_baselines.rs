@@ -1,6 +1,7 @@
 //! The EF-SMR disk's baseline STLs, Skylight and PORE (MU-RMW §II): data round-trip
 //! through cleanings, what a cleaning writes back (one RMW per associated band for
-//! Skylight, only OPEN bands for PORE), the mapping's RAM size, determinism.
+//! Skylight; for PORE stale blocks first, then OPEN bands chosen by PORE's weight,
+//! oldest LRU tail first, until a block frees), the mapping's RAM size, determinism.
 //!
 //! Devices are `profiles/ef-smr.toml` shrunk for speed: 1 MiB bands (256 sectors),
 //! 16 bands, 16 flash blocks of 8 pages (128 pages = 512 KiB of cache).
@@ -37,8 +38,9 @@ fn build(text: String) -> EfSmr {
     .unwrap()
 }
 
-/// A small device: 16 × 1 MiB bands, 16 blocks × 8 pages of flash.
-fn small(policy: &str, pc_zones: u32, open_bands: u32) -> EfSmr {
+/// A small device: 16 × 1 MiB bands, 16 blocks × 8 pages of flash; PORE's period
+/// is `period` sectors.
+fn small(policy: &str, pc_zones: u32, period: u32) -> EfSmr {
     build(profile_with(&[
         ("band_mib", "1".into()),
         ("band_count", BANDS.to_string()),
@@ -46,7 +48,7 @@ fn small(policy: &str, pc_zones: u32, open_bands: u32) -> EfSmr {
         ("pages_per_block", "8".into()),
         ("policy", format!("\"{policy}\"")),
         ("skylight_pc_zones", pc_zones.to_string()),
-        ("pore_open_bands", open_bands.to_string()),
+        ("pore_period_sectors", period.to_string()),
     ]))
 }
 
@@ -215,29 +217,15 @@ fn skylight_round_trips_through_many_cleanings() {
 
 #[test]
 fn pore_round_trips_through_many_cleanings() {
-    let mut d = small("pore", 2, 3);
-    let cleanings = round_trip(&mut d, 2, 3000);
+    let mut d = small("pore", 2, 16);
+    round_trip(&mut d, 2, 3000);
     let hw = d.hardware();
     assert!(hw.cleanings >= 10, "{} cleanings", hw.cleanings);
-    assert!(
-        hw.disk.rmws > hw.cleanings,
-        "{} RMWs for {} cleanings",
-        hw.disk.rmws,
-        hw.cleanings
-    );
-    for &(rmws, n) in &cleanings {
-        assert!(
-            rmws <= n * 3,
-            "{rmws} RMWs in {n} cleanings with 3 OPEN bands"
-        );
-    }
-    // FORBIDDEN data were relocated inside the flash (programs beyond host writes).
+    assert!(hw.disk.rmws > 0, "no write-back");
+    assert!(hw.rmw_cleanings <= hw.cleanings);
+    // Nothing is copied inside the flash: every program is a host sector.
     let host_sectors = d.stats(1).host_write_bytes / SB as u64;
-    assert!(
-        hw.flash.page_programs > host_sectors,
-        "{} programs for {host_sectors} host sectors",
-        hw.flash.page_programs
-    );
+    assert_eq!(hw.flash.page_programs, host_sectors);
 }
 
 #[test]
@@ -305,53 +293,112 @@ fn skylight_cleaning_writes_back_every_associated_band_once() {
     assert_eq!(d.hardware().flash.erases, 8);
 }
 
-#[test]
-fn pore_cleaning_evicts_only_the_open_bands() {
-    // 16 blocks × 8 pages; one block of reserve: 15 blocks (120 pages) fill
-    // before the first cleaning. Two OPEN bands.
-    let mut d = small("pore", 2, 2);
-    let (mut reference, mut version, mut now) = (BTreeMap::new(), 0, 0);
-    let plan: [(u64, u64); 6] = [(3, 30), (7, 25), (5, 20), (0, 15), (9, 15), (12, 15)];
-    let mut left: Vec<u64> = plan.iter().map(|p| p.1).collect();
-    let mut written: Vec<(u64, u64)> = Vec::new();
-    // Round-robin, so every block mixes several bands (MU-RMW Fig. 2b).
-    while left.iter().any(|&n| n > 0) {
-        for (i, &(band, total)) in plan.iter().enumerate() {
-            if left[i] > 0 {
-                let sector = band * BAND_SECTORS + (total - left[i]);
-                now = write(&mut d, now, sector, 1, &mut version, &mut reference);
-                written.push((band, sector));
-                left[i] -= 1;
-            }
-        }
+/// Writes one sector per entry of `bands` (the band's next sector), in order.
+fn fill(
+    d: &mut EfSmr,
+    mut now: u64,
+    bands: &[u64],
+    next_off: &mut [u64],
+    version: &mut u64,
+    reference: &mut BTreeMap<u64, u64>,
+) -> u64 {
+    for &band in bands {
+        let sector = band * BAND_SECTORS + next_off[band as usize];
+        next_off[band as usize] += 1;
+        now = write(d, now, sector, 1, version, reference);
     }
-    assert_eq!(written.len(), 120);
+    now
+}
+
+#[test]
+fn pore_erases_stale_blocks_without_write_back() {
+    // 16 blocks × 8 pages: 128 writes fill the cache. Rewriting 8 sectors over
+    // and over leaves every full block but the last without a valid page.
+    let mut d = small("pore", 2, 16);
+    let (mut reference, mut version, mut now) = (BTreeMap::new(), 0, 0);
+    for i in 0..129u64 {
+        now = write(
+            &mut d,
+            now,
+            5 * BAND_SECTORS + i % 8,
+            1,
+            &mut version,
+            &mut reference,
+        );
+    }
+    let hw = d.hardware();
+    assert_eq!((hw.cleanings, hw.disk.rmws), (1, 0));
+    assert_eq!(hw.flash.erases, 1, "one stale block per cleaning");
+    // The next 7 writes fill the erased block; each further block is one more
+    // stale block erased, still without write-back.
+    for i in 0..(7 + 8 * 3) {
+        now = write(
+            &mut d,
+            now,
+            5 * BAND_SECTORS + i % 8,
+            1,
+            &mut version,
+            &mut reference,
+        );
+    }
+    let hw = d.hardware();
+    assert_eq!((hw.cleanings, hw.disk.rmws, hw.flash.erases), (4, 0, 4));
+    d.check_invariants().unwrap();
+    now = check_read(&mut d, now, 5 * BAND_SECTORS, 8, &reference);
+    assert!(!served_by_disk(&mut d, now, 5 * BAND_SECTORS));
+}
+
+#[test]
+fn pore_opens_the_bands_of_highest_weight_cached_squared_over_heat() {
+    // 128 pages: band 3 ×64 (pages 0..64), band 9 ×8 (64..72), then bands 7 and 5
+    // alternating ×28 each (72..128, blocks 9–15). Band 3 is read twice through
+    // (128 hits). Weights cached² / (heat + 1): 5 and 7 784, 9 64, 3 4096 / 129 ≈ 32
+    // — band 3 holds the most data but is the hottest, so it ranks last.
+    let mut d = small("pore", 2, 20);
+    let (mut reference, mut version, mut now) = (BTreeMap::new(), 0, 0);
+    let mut next_off = vec![0u64; BANDS as usize];
+    let mut order = vec![3u64; 64];
+    order.extend([9u64; 8]);
+    order.extend((0..56).map(|i| if i % 2 == 0 { 7u64 } else { 5 }));
+    now = fill(
+        &mut d,
+        now,
+        &order,
+        &mut next_off,
+        &mut version,
+        &mut reference,
+    );
+    for _ in 0..2 {
+        now = check_read(&mut d, now, 3 * BAND_SECTORS, 64, &reference);
+    }
     assert_eq!(d.hardware().cleanings, 0);
-    let programs_before = d.hardware().flash.page_programs;
     now = write(
         &mut d,
         now,
-        BAND_SECTORS + 1,
+        13 * BAND_SECTORS,
         1,
         &mut version,
         &mut reference,
     );
-    assert_eq!(d.hardware().cleanings, 1);
-    // The OPEN set is the two bands with the most cached data: 3 and 7.
-    assert_eq!(d.hardware().disk.rmws, 2, "one RMW per OPEN band");
+    // Period 20: the OPEN region is band 5 alone (ties to the lower band; its 28
+    // sectors fill the period). Writing it back frees no block (7 shares them), the
+    // period is over, and the next OPEN region is band 7; then blocks 9–15 are
+    // stale and the first of them is erased.
+    let hw = d.hardware();
+    assert_eq!((hw.cleanings, hw.disk.rmws, hw.flash.erases), (1, 2, 1));
     d.check_invariants().unwrap();
-    for &(band, sector) in &written {
-        let evicted = served_by_disk(&mut d, now, sector);
-        assert_eq!(
-            evicted,
-            band == 3 || band == 7,
-            "band {band} sector {sector}: evicted = {evicted}"
+    for band in [5u64, 7] {
+        assert!(
+            served_by_disk(&mut d, now, band * BAND_SECTORS),
+            "band {band}"
         );
     }
-    // The 65 FORBIDDEN pages moved to fresh blocks; mixed blocks were erased.
-    let relocated = d.hardware().flash.page_programs - programs_before - 1;
-    assert_eq!(relocated, 65);
-    assert_eq!(d.hardware().flash.erases, 15);
+    for band in [3u64, 9] {
+        assert!(
+            !served_by_disk(&mut d, now, band * BAND_SECTORS),
+            "band {band}"
+        );
+    }
     for band in 0..BANDS {
         now = check_read(
             &mut d,
@@ -364,63 +411,66 @@ fn pore_cleaning_evicts_only_the_open_bands() {
 }
 
 #[test]
-fn pore_cleans_again_while_no_block_is_free() {
-    // 32 bands, one OPEN band, 120 pages spread 4 per band over bands 0..30: the
-    // first cleaning evicts only 4 pages (half a block), so the write that
-    // triggered it runs further cleanings, each with the next OPEN band, until a
-    // block beyond the reserve is free.
-    let mut d = build(profile_with(&[
-        ("band_mib", "1".into()),
-        ("band_count", "32".into()),
-        ("blocks", "16".into()),
-        ("pages_per_block", "8".into()),
-        ("policy", "\"pore\"".into()),
-        ("pore_open_bands", "1".into()),
-    ]));
+fn pore_evicts_open_bands_oldest_lru_tail_first() {
+    // A period longer than the cache: every cached band is OPEN. Band 2 (block 0)
+    // was written first, then band 1 (block 1), then band 0 (blocks 2–15, the
+    // highest weight). Eviction order among OPEN bands is the oldest LRU tail:
+    // band 2 goes first, which already frees block 0.
+    let mut d = small("pore", 2, 1000);
     let (mut reference, mut version, mut now) = (BTreeMap::new(), 0, 0);
-    for round in 0..4 {
-        for band in 0..30 {
-            now = write(
-                &mut d,
-                now,
-                band * BAND_SECTORS + round,
-                1,
-                &mut version,
-                &mut reference,
-            );
-        }
-    }
-    assert_eq!(d.hardware().cleanings, 0);
-    let t0 = now;
+    let mut next_off = vec![0u64; BANDS as usize];
+    let mut order = vec![2u64; 8];
+    order.extend([1u64; 8]);
+    order.extend([0u64; 112]);
+    now = fill(
+        &mut d,
+        now,
+        &order,
+        &mut next_off,
+        &mut version,
+        &mut reference,
+    );
     now = write(
         &mut d,
         now,
-        31 * BAND_SECTORS,
+        13 * BAND_SECTORS,
         1,
         &mut version,
         &mut reference,
     );
     let hw = d.hardware();
-    let cleanings = hw.cleanings;
-    assert!(cleanings >= 2, "{cleanings} cleanings");
-    assert_eq!(hw.disk.rmws, cleanings, "one OPEN band per cleaning");
-    assert!(
-        now - t0 >= hw.cleaning_ns_total,
-        "the write waits for all its cleanings"
-    );
+    assert_eq!((hw.cleanings, hw.disk.rmws, hw.flash.erases), (1, 1, 1));
+    assert!(served_by_disk(&mut d, now, 2 * BAND_SECTORS));
+    assert!(!served_by_disk(&mut d, now, BAND_SECTORS));
+    assert!(!served_by_disk(&mut d, now, 0));
     d.check_invariants().unwrap();
-    // Ties go to the lower band: bands 0, 1, … were evicted, one per cleaning.
-    for band in 0..30 {
-        for round in 0..4 {
-            let evicted = served_by_disk(&mut d, now, band * BAND_SECTORS + round);
-            assert_eq!(
-                evicted,
-                band < cleanings,
-                "band {band} after {cleanings} cleanings"
-            );
-        }
+    // A hit moves a sector to its band's LRU head: reading band 1 now makes band 0
+    // the oldest tail, so the next eviction takes band 0 (blocks 2–15 go stale).
+    now = check_read(&mut d, now, BAND_SECTORS, 8, &reference);
+    for i in 0..7u64 {
+        now = write(
+            &mut d,
+            now,
+            13 * BAND_SECTORS + 1 + i,
+            1,
+            &mut version,
+            &mut reference,
+        );
     }
-    for band in 0..32 {
+    now = write(
+        &mut d,
+        now,
+        14 * BAND_SECTORS,
+        1,
+        &mut version,
+        &mut reference,
+    );
+    let hw = d.hardware();
+    assert_eq!((hw.cleanings, hw.disk.rmws), (2, 2));
+    assert!(served_by_disk(&mut d, now, 0));
+    assert!(!served_by_disk(&mut d, now, BAND_SECTORS));
+    d.check_invariants().unwrap();
+    for band in 0..BANDS {
         now = check_read(
             &mut d,
             now,
@@ -432,46 +482,37 @@ fn pore_cleans_again_while_no_block_is_free() {
 }
 
 #[test]
-fn pore_compaction_relocates_into_blocks_it_freed() {
-    // Block 2 holds only OPEN data, blocks 0 and 1 one OPEN page each: the
-    // cleaning erases block 2 first, then relocates 14 FORBIDDEN pages from
-    // blocks 0 and 1 into the reserve block and on into block 2 — which must not
-    // then be mistaken for a block to compact.
-    let mut d = small("pore", 2, 1);
+fn pore_writes_back_as_many_open_bands_as_a_free_block_needs() {
+    // Bands 0..8 get 16 sectors each, interleaved: every block holds one sector of
+    // each band. All eight are OPEN (a 1,000-sector period) and a block frees only
+    // when all eight are written back, in one cleaning ("PC-level", MU-RMW §IV-B4).
+    let mut d = small("pore", 2, 1000);
     let (mut reference, mut version, mut now) = (BTreeMap::new(), 0, 0);
-    let others: Vec<u64> = (0..BANDS).filter(|&b| b != 3).collect();
     let mut next_off = vec![0u64; BANDS as usize];
-    let mut other = 0;
-    for i in 0..120u64 {
-        let band = match i {
-            0 | 8 | 16..=23 => 3,
-            _ => {
-                other += 1;
-                others[(other - 1) % others.len()]
-            }
-        };
-        let sector = band * BAND_SECTORS + next_off[band as usize];
-        next_off[band as usize] += 1;
-        now = write(&mut d, now, sector, 1, &mut version, &mut reference);
-    }
-    assert_eq!(d.hardware().cleanings, 0);
-    let programs_before = d.hardware().flash.page_programs;
+    let order: Vec<u64> = (0..128).map(|i| i % 8).collect();
+    now = fill(
+        &mut d,
+        now,
+        &order,
+        &mut next_off,
+        &mut version,
+        &mut reference,
+    );
+    let t0 = now;
     now = write(
         &mut d,
         now,
-        7 * BAND_SECTORS + 200,
+        12 * BAND_SECTORS,
         1,
         &mut version,
         &mut reference,
     );
     let hw = d.hardware();
-    assert_eq!((hw.cleanings, hw.disk.rmws), (1, 1));
-    assert_eq!(
-        hw.flash.page_programs - programs_before,
-        14 + 1,
-        "14 relocations and the host write"
+    assert_eq!((hw.cleanings, hw.disk.rmws, hw.flash.erases), (1, 8, 1));
+    assert!(
+        now - t0 >= hw.cleaning_ns_total,
+        "the write waits for the cleaning"
     );
-    assert_eq!(hw.flash.erases, 3);
     d.check_invariants().unwrap();
     for band in 0..BANDS {
         now = check_read(
@@ -487,7 +528,7 @@ fn pore_compaction_relocates_into_blocks_it_freed() {
 #[test]
 fn cleanings_are_timed_and_the_triggering_write_waits() {
     for policy in ["skylight", "pore"] {
-        let mut d = small(policy, 2, 2);
+        let mut d = small(policy, 2, 16);
         let mut now = 0;
         let mut worst = 0;
         for i in 0..600u64 {
@@ -523,7 +564,7 @@ fn cleanings_are_timed_and_the_triggering_write_waits() {
 fn deterministic() {
     for policy in ["skylight", "pore"] {
         let run = || {
-            let mut d = small(policy, 4, 3);
+            let mut d = small(policy, 4, 24);
             let mut rng = Rng(7);
             let mut now = 0;
             let mut times = Vec::new();
@@ -551,12 +592,96 @@ fn deterministic() {
 
 #[test]
 fn mapping_memory_is_the_sector_table_of_the_paper_setup() {
-    // MU-RMW §III-E: P × U × 4 B = 10,240 × 256 × 4 ≈ 10 MB for both baselines.
+    // MU-RMW §III-E: P × U × 4 B = 10,240 × 256 × 4 ≈ 10 MB for both baselines;
+    // PORE adds its LRU (links and stamp, 16 B per cache page: 20,480 pages).
     let table = 10_240u64 * 256 * 4;
-    for policy in ["skylight", "pore"] {
+    for (policy, extra) in [("skylight", 0), ("pore", 16 * 20_480)] {
         let d = build(profile_with(&[("policy", format!("\"{policy}\""))]));
         let m = d.mapping_memory_bytes();
-        assert!(m >= table && m < table + 16 * 1024, "{policy}: {m} bytes");
+        assert!(
+            m >= table + extra && m < table + extra + 16 * 1024,
+            "{policy}: {m} bytes"
+        );
         d.check_invariants().unwrap();
     }
+}
+
+#[test]
+fn a_cleaning_pauses_requests_that_arrive_while_it_runs() {
+    // MU-RMW §IV-B4: cleaning blocks user requests. Zone 0 of Skylight fills with
+    // 64 writes of band 0; the 65th cleans it (one RMW); a read of band 1 issued
+    // 1 µs after that write arrived starts only when the cleaning ends.
+    let mut d = small("skylight", 2, 16);
+    let mut now = 0;
+    for i in 0..64u64 {
+        now = d
+            .submit(
+                now,
+                &Command::Write { lba: i, blocks: 1 },
+                Payload::SizeOnly,
+            )
+            .unwrap()
+            .done_ns;
+    }
+    let t = now + 1_000_000;
+    let w = d
+        .submit(t, &Command::Write { lba: 70, blocks: 1 }, Payload::SizeOnly)
+        .unwrap()
+        .done_ns;
+    assert_eq!(d.hardware().cleanings, 1);
+    let paused_until = d.hardware().pause_until_ns;
+    assert!(
+        paused_until > t + 5_000_000,
+        "a band RMW takes milliseconds"
+    );
+    let r = d
+        .submit(
+            t + 1_000,
+            &Command::Read {
+                lba: BAND_SECTORS * 3,
+                blocks: 1,
+            },
+            Payload::SizeOnly,
+        )
+        .unwrap()
+        .done_ns;
+    assert!(
+        r > paused_until,
+        "read done at {r}, cleaning ended at {paused_until}"
+    );
+    assert!(w > paused_until);
+}
+
+#[test]
+fn pore_open_region_ablation_writes_back_the_whole_region_at_each_cleaning() {
+    // The stale-block case of `pore_erases_stale_blocks_without_write_back`, with
+    // `pore_eviction = "open-region"`: the cleaning writes band 5 back although a
+    // stale block was there to erase.
+    let mut d = build(profile_with(&[
+        ("band_mib", "1".into()),
+        ("band_count", BANDS.to_string()),
+        ("blocks", "16".into()),
+        ("pages_per_block", "8".into()),
+        ("policy", "\"pore\"".into()),
+        ("pore_period_sectors", "16".into()),
+        (
+            "pore_period_sectors",
+            "16\npore_eviction = \"open-region\"".into(),
+        ),
+    ]));
+    let (mut reference, mut version, mut now) = (BTreeMap::new(), 0, 0);
+    for i in 0..129u64 {
+        now = write(
+            &mut d,
+            now,
+            5 * BAND_SECTORS + i % 8,
+            1,
+            &mut version,
+            &mut reference,
+        );
+    }
+    let hw = d.hardware();
+    assert_eq!((hw.cleanings, hw.disk.rmws, hw.rmw_cleanings), (1, 1, 1));
+    d.check_invariants().unwrap();
+    check_read(&mut d, now, 5 * BAND_SECTORS, 8, &reference);
 }

@@ -18,7 +18,7 @@ fn profile(overrides: &[(&str, &str)]) -> ProfileSource {
     let mut text = include_str!("../../../profiles/ef-smr.toml").to_string();
     for (key, value) in overrides
         .iter()
-        .chain([("policy", "\"mu-rmw\""), ("pore_open_bands", "1")].iter())
+        .chain([("policy", "\"mu-rmw\""), ("pore_period_sectors", "1")].iter())
     {
         let line = text
             .lines()
@@ -309,6 +309,59 @@ fn latencies_follow_the_cam_read_and_write_paths() {
     assert!(out.iter().all(|&b| b == 0));
     assert_eq!(d.hardware().flash.oob_reads, 3);
     assert_eq!(d.hardware().flash.page_reads, 1);
+}
+
+#[test]
+fn a_request_reads_each_sub_table_once() {
+    // P = 256, Q = 64: sectors 60..68 span sub-tables 0 and 1 of band 0.
+    let mut d = small();
+    let cmd = 100_000;
+    // A 3-sector write into an empty sub-table: no OOB read; the three programs
+    // queue on the one flash unit.
+    let data = vec![1u8; 3 * 4096];
+    assert_eq!(write(&mut d, 0, 8, Some(&data)), cmd + 39 * MS / 10);
+    assert_eq!(d.hardware().flash.oob_reads, 0);
+    // Rewriting them: one OOB read of sub-table 0 for the whole request, not one
+    // per sector (the request's own earlier pages are not re-read either).
+    let t = 100 * MS;
+    assert_eq!(write(&mut d, t, 8, Some(&data)), t + cmd + 41 * MS / 10);
+    assert_eq!(d.hardware().flash.oob_reads, 1);
+    // An 8-sector request over two sub-tables: one OOB read each that has a page
+    // (sub-table 0); sub-table 1 has none yet.
+    let data8 = vec![2u8; 8 * 4096];
+    write(&mut d, 200 * MS, 60, Some(&data8));
+    assert_eq!(d.hardware().flash.oob_reads, 2);
+    // Reading 60..68 back: one OOB read per sub-table, 8 page reads.
+    let (_, out) = read(&mut d, 300 * MS, 60, 8);
+    assert!(out == data8);
+    assert_eq!(d.hardware().flash.oob_reads, 4);
+    assert_eq!(d.hardware().flash.page_reads, 8);
+    d.check_invariants().unwrap();
+}
+
+#[test]
+fn a_requests_pages_program_in_parallel_on_parallel_units() {
+    // Two chips × two planes: four units, pages striped over them.
+    let mut d = device(&[
+        ("band_count", "8"),
+        ("band_mib", "1"),
+        ("blocks", "16"),
+        ("chips", "2"),
+        ("planes_per_chip", "2"),
+    ]);
+    let cmd = 100_000;
+    // Four sectors of a fresh band land on pages 0..4 of its block: one unit each.
+    assert_eq!(
+        write(&mut d, 0, 300, Some(&vec![3u8; 4 * 4096])),
+        cmd + 13 * MS / 10
+    );
+    // Eight: two rounds.
+    assert_eq!(
+        write(&mut d, 100 * MS, 600, Some(&vec![4u8; 8 * 4096])),
+        100 * MS + cmd + 26 * MS / 10
+    );
+    assert_eq!(d.stats(1).counters["flash_parallel_units"], 4);
+    d.check_invariants().unwrap();
 }
 
 #[test]

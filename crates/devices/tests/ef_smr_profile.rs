@@ -71,11 +71,25 @@ fn out_of_range_values_name_field_value_and_allowed_range() {
             "divisor of the 640 flash blocks",
         ),
         (
-            "pore_open_bands = 32",
-            "pore_open_bands = 0",
-            "stl.pore_open_bands",
+            "pore_period_sectors = 10240",
+            "pore_period_sectors = 0",
+            "stl.pore_period_sectors",
             "= 0",
-            "1..=256",
+            "1..=2621440",
+        ),
+        (
+            "chips = 1 ",
+            "chips = 0 ",
+            "flash_cache.chips",
+            "= 0",
+            "1..=64",
+        ),
+        (
+            "chips = 1 ",
+            "chips = 3 ",
+            "flash_cache.pages_per_block",
+            "= 32",
+            "multiple of the 3 parallel units",
         ),
     ];
     for (from, to, field, value, allowed) in cases {

@@ -1,6 +1,8 @@
 //! Simulator speed: simulated requests per second of wall time, per core.
 //! - sequential 4 KiB zone writes on `zn540` (target ≥ 2 M requests/s);
-//! - random 4 KiB writes on `ssd-conventional` with GC active (target ≥ 1 M/s).
+//! - random 4 KiB writes on `ssd-conventional` with GC active (target ≥ 1 M/s);
+//! - random 4 KiB writes on a full `ssd-660p`, its SLC cache folding in the write
+//!   path (the `ftl-ssd` SLC cache, issue #21; same target).
 //!
 //! Run: `cargo bench -p zonelab-experiments --bench sim_speed`. Results go to
 //! docs/PERFORMANCE.md with machine and date.
@@ -87,9 +89,55 @@ fn ftl_random_writes_with_gc(c: &mut Criterion) {
     g.finish();
 }
 
+fn ftl_slc_cache_writes(c: &mut Criterion) {
+    let mut g = c.benchmark_group("ssd-660p");
+    g.sample_size(10);
+    // A full drive: its 6 GB static SLC cache is full, so every program unit that
+    // enters it first folds the oldest one into QLC.
+    let mut full = open_device("ssd-660p").expect("built-in profile");
+    let fill = JobSpec {
+        rw: RwMode::Write,
+        block_size_bytes: 1 << 20,
+        iodepth: 8,
+        ..JobSpec::default()
+    };
+    run_bench(full.as_mut(), &fill, &BenchOptions::default(), None).expect("fill");
+    g.throughput(Throughput::Elements(REQUESTS));
+    g.bench_function("rand_write_4k_qd32_slc_folding", |b| {
+        let mut seed = 1;
+        b.iter(|| {
+            seed += 1;
+            let folds_before = full.stats(0).counters["slc_write_path_folds"];
+            let spec = JobSpec {
+                rw: RwMode::RandWrite,
+                block_size_bytes: 4096,
+                iodepth: 32,
+                io_size_bytes: Some(REQUESTS * 4096),
+                ..JobSpec::default()
+            };
+            let r = run_bench(
+                full.as_mut(),
+                &spec,
+                &BenchOptions {
+                    seed,
+                    ..BenchOptions::default()
+                },
+                None,
+            )
+            .expect("bench runs");
+            assert!(
+                r.device_stats.counters["slc_write_path_folds"] > folds_before,
+                "the SLC cache must fold while timed"
+            );
+        })
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     zns_sequential_zone_writes,
-    ftl_random_writes_with_gc
+    ftl_random_writes_with_gc,
+    ftl_slc_cache_writes
 );
 criterion_main!(benches);

@@ -127,8 +127,15 @@ impl FlashArray {
     /// transfer on its channel. Returns the time the data is off the channel.
     #[inline]
     pub fn read(&mut self, ready_ns: Ns, die: u32, bytes: u64) -> Ns {
+        self.read_with(ready_ns, die, bytes, self.timings.read_ns)
+    }
+
+    /// As [`read`](Self::read) with an explicit tR (e.g. SLC-mode blocks in a
+    /// TLC array).
+    #[inline]
+    pub fn read_with(&mut self, ready_ns: Ns, die: u32, bytes: u64, read_ns: Ns) -> Ns {
         let ch = self.geometry.channel_of_die(die) as usize;
-        let (_, sensed) = self.dies[die as usize].reserve(ready_ns, self.timings.read_ns);
+        let (_, sensed) = self.dies[die as usize].reserve(ready_ns, read_ns);
         let (_, out) =
             self.channels[ch].reserve(sensed, transfer_ns(bytes, self.timings.channel_bytes_per_s));
         self.dies[die as usize].hold_until(out);

@@ -16,6 +16,7 @@
 
 pub mod job;
 pub mod pangu;
+pub mod pangu_rates;
 pub mod synth;
 pub mod trace;
 pub mod ycsb;

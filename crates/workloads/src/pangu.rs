@@ -16,13 +16,17 @@
 //!   4 KiB or 8 KiB (mean 6 KiB); if the target mean is larger, 20% of requests are
 //!   large, 16 KiB–1 MiB from a power law whose exponent is solved so the overall
 //!   mean is the target; if it is smaller, the small mix is skewed toward 4 KiB.
-//! - **Arrivals**: bursty — an on/off Poisson process switching every second on
-//!   average between the peak rate (Table 1's peak KRPS) and a low rate of half the
-//!   average, with the time fraction at the peak set so the mean rate is the
-//!   average KRPS.
+//! - **Arrivals**: bursty — a Poisson process whose rate changes in phases of
+//!   exponential length (1 s on average, Table 1's and Fig. 2's time unit: rates
+//!   per second). Each phase's rate is drawn from a lognormal fitted to Table 1:
+//!   its mean is the average KRPS and its 1-in-N upper quantile, N the node's
+//!   duration in seconds, is the peak KRPS — the peak is the largest of the
+//!   node's per-second rates, so most bursts are milder than it and only the
+//!   largest reach it ([`RateModel`]).
 //! - **Offsets**: writes append to 64 chunk files laid out over the address space
 //!   (Pangu chunk servers append); reads hit written data uniformly.
 
+use crate::pangu_rates::RateModel;
 use crate::trace::{TraceOp, TraceRecord};
 use rand::RngCore;
 use serde::Serialize;
@@ -159,10 +163,8 @@ pub struct PanguTrace {
     written_extent_end: u64,
     time_ns: f64,
     phase_end_ns: f64,
-    at_peak: bool,
-    peak_rate_per_ns: f64,
-    low_rate_per_ns: f64,
-    peak_fraction: f64,
+    rates: RateModel,
+    phase_rate_per_ns: f64,
     current_second: u64,
     in_second: u64,
     pub summary: PanguSummary,
@@ -171,7 +173,7 @@ pub struct PanguTrace {
 impl PanguTrace {
     /// A trace like `node`, its request count multiplied by `scale` (duration
     /// shrinks with it, rates stay), fitting in `capacity_bytes`.
-    pub fn new(node: PanguNode, scale: f64, capacity_bytes: u64, mut rng: RngStream) -> Self {
+    pub fn new(node: PanguNode, scale: f64, capacity_bytes: u64, rng: RngStream) -> Self {
         let duration_s = node.duration_min * 60.0 * scale;
         let requests = (node.avg_krps * 1e3 * duration_s).round().max(1.0) as u64;
         // Table 1's sizes are in KB (10^3 bytes).
@@ -192,10 +194,11 @@ impl PanguTrace {
             let p4 = ((8.0 * KIB as f64 - mean) / (4.0 * KIB as f64)).clamp(0.0, 1.0);
             (0.0, 2.5, p4)
         };
-        let peak = node.peak_krps * 1e3;
-        let low = node.avg_krps * 1e3 / 2.0;
-        let peak_fraction = ((node.avg_krps * 1e3 - low) / (peak - low)).clamp(0.0, 1.0);
-        let at_peak = uniform_below(&mut rng, 1_000_000) < (peak_fraction * 1e6) as u64;
+        let rates = RateModel::fit(
+            node.avg_krps * 1e3,
+            node.peak_krps * 1e3,
+            node.duration_min * 60.0,
+        );
         let file_bytes = chunk_file_bytes(capacity_bytes);
         Self {
             rng,
@@ -210,10 +213,8 @@ impl PanguTrace {
             written_extent_end: 0,
             time_ns: 0.0,
             phase_end_ns: 0.0,
-            at_peak,
-            peak_rate_per_ns: peak / NS_PER_S as f64,
-            low_rate_per_ns: low / NS_PER_S as f64,
-            peak_fraction,
+            rates,
+            phase_rate_per_ns: 0.0,
             current_second: 0,
             in_second: 0,
             summary: PanguSummary::default(),
@@ -242,26 +243,26 @@ impl PanguTrace {
         }
     }
 
+    /// The lognormal phase rates of the arrival process (module docs).
+    pub fn rate_model(&self) -> RateModel {
+        self.rates
+    }
+
+    /// A standard normal draw (Box-Muller on two uniforms).
+    fn normal(&mut self) -> f64 {
+        let u1 = 1.0 - self.unit();
+        let u2 = self.unit();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+
     fn next_time(&mut self) -> u64 {
         loop {
             if self.time_ns >= self.phase_end_ns {
-                // Phase lengths: mean 1 s at the peak; off phases sized so the
-                // peak holds `peak_fraction` of the time.
-                let mean_off =
-                    PHASE_MEAN_NS * (1.0 - self.peak_fraction) / self.peak_fraction.max(1e-9);
-                self.at_peak = !self.at_peak;
-                let len = if self.at_peak {
-                    self.exp(PHASE_MEAN_NS)
-                } else {
-                    self.exp(mean_off)
-                };
-                self.phase_end_ns = self.time_ns + len;
+                let z = self.normal();
+                self.phase_rate_per_ns = self.rates.rate_per_s(z) / NS_PER_S as f64;
+                self.phase_end_ns = self.time_ns + self.exp(PHASE_MEAN_NS);
             }
-            let rate = if self.at_peak {
-                self.peak_rate_per_ns
-            } else {
-                self.low_rate_per_ns
-            };
+            let rate = self.phase_rate_per_ns;
             let t = self.time_ns + self.exp(1.0 / rate);
             if t <= self.phase_end_ns {
                 self.time_ns = t;
@@ -384,6 +385,22 @@ mod tests {
                 node.name
             );
             assert!(recs.windows(2).all(|w| w[0].time_ns <= w[1].time_ns));
+        }
+    }
+
+    #[test]
+    fn largest_one_second_rate_is_near_table_1_peak() {
+        // Table 1's peak is the largest per-second rate of the node's whole trace:
+        // generated at full length, the largest one-second count lands near it.
+        for node in &PANGU_TABLE_1[..2] {
+            let (_, s) = gen(node, 1.0, 1);
+            let ratio = s.peak_rps as f64 / (node.peak_krps * 1e3);
+            assert!(
+                (0.7..1.3).contains(&ratio),
+                "{}: peak {}",
+                node.name,
+                s.peak_rps
+            );
         }
     }
 

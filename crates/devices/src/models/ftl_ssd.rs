@@ -48,6 +48,11 @@
 mod gc;
 #[path = "ftl/mapping.rs"]
 mod mapping;
+#[path = "ftl/slc_cache.rs"]
+mod slc_cache;
+#[cfg(test)]
+#[path = "ftl/slc_tests.rs"]
+mod slc_tests;
 #[cfg(test)]
 #[path = "ftl/tests.rs"]
 mod tests;
@@ -63,6 +68,8 @@ use crate::profile::{parse_as, ProfileError, ProfileSource, Validator};
 use gc::{Collector, GcOutcome, GcParams};
 use mapping::{Layout, Mapping, HOST, NONE};
 use serde::Deserialize;
+use slc_cache::SlcCache;
+pub use slc_cache::{FoldPolicy, SlcCacheSection};
 use zonelab_engine::{Ns, KIB, MIB};
 use zonelab_media::flash::FlashArray;
 
@@ -80,6 +87,9 @@ pub struct FtlSsdProfile {
     pub flash: FlashSection,
     pub controller: ControllerSection,
     pub ftl: FtlSection,
+    /// An SLC write cache (`ftl/slc_cache.rs`); absent: none.
+    #[serde(default)]
+    pub slc_cache: Option<SlcCacheSection>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -138,6 +148,7 @@ struct Counts {
 }
 
 /// The device.
+#[derive(Clone)]
 pub struct FtlSsd {
     info: DeviceInfo,
     flash: FlashArray,
@@ -147,6 +158,10 @@ pub struct FtlSsd {
     data: Option<BlockStore>,
     collector: Collector,
     gc: GcParams,
+    slc: Option<SlcCache>,
+    /// When the drive last had host work to do (the latest host completion or
+    /// buffered program): idle time, for background work, is counted from here.
+    busy_until_ns: Ns,
     stats: Counts,
 }
 
@@ -254,6 +269,14 @@ impl FtlSsd {
             ),
         )?;
 
+        let slc = match &p.slc_cache {
+            Some(section) => {
+                let params = section.validate(&v, f, program_unit_bytes)?;
+                let physical_pus = superblocks * units_per_superblock / units_per_program_unit;
+                Some(SlcCache::new(params, physical_pus, dies))
+            }
+            None => None,
+        };
         let geometry = f.geometry(superblocks as u32);
         debug_assert_eq!(geometry.program_unit_bytes(), program_unit_bytes);
         let layout = Layout {
@@ -292,6 +315,8 @@ impl FtlSsd {
                 step_reclaim_units: (g.reclaim_ratio * units_per_program_unit as f64).ceil() as u64,
                 least_busy: g.die_allocation == DieAllocation::LeastBusy,
             },
+            slc,
+            busy_until_ns: 0,
             stats: Counts::default(),
         })
     }
@@ -299,7 +324,36 @@ impl FtlSsd {
     /// Checks every FTL invariant (L2P/P2L agreement, valid counts, block states).
     #[cfg(test)]
     pub(crate) fn check_invariants(&self) -> Result<(), String> {
-        self.map.check_invariants()
+        self.map.check_invariants()?;
+        match &self.slc {
+            Some(slc) => slc.check_invariants(),
+            None => Ok(()),
+        }
+    }
+
+    /// Background work the drive does while idle up to `now_ns` (SLC folding).
+    fn run_background(&mut self, now_ns: Ns) {
+        if let Some(slc) = self.slc.as_mut() {
+            let map = &self.map;
+            slc.fold_while_idle(&mut self.flash, self.busy_until_ns, now_ns, |sb| {
+                map.superblock_epoch(sb)
+            });
+        }
+    }
+
+    /// Whether the data in `slot` is in the SLC cache.
+    #[inline]
+    fn in_slc(&self, slot: u32) -> bool {
+        match &self.slc {
+            Some(slc) => {
+                let l = self.map.layout();
+                slc.is_cached(
+                    slot / l.units_per_program_unit,
+                    self.map.superblock_epoch(l.superblock_of_slot(slot)),
+                )
+            }
+            None => false,
+        }
     }
 
     fn unsupported(&self, cmd: &Command) -> DeviceError {
@@ -320,7 +374,7 @@ impl FtlSsd {
         let start = self.ctl.start_command(now_ns, busy);
         let group_units = self.map.layout().units_per_read_group;
         let mut data_ready = start + busy;
-        // The read group being gathered: (group, first slot's die, units, issue time).
+        // The read group being gathered: (group, first slot, units, issue time).
         let mut pending: Option<(u32, u32, u64, Ns)> = None;
         for i in 0..blocks as u64 {
             let lpn = (lba + i) as u32;
@@ -344,18 +398,18 @@ impl FtlSsd {
             match pending.as_mut() {
                 Some((g, _, units, _)) if *g == group => *units += 1,
                 _ => {
-                    if let Some((_, die, units, issued)) = pending.take() {
-                        data_ready = data_ready.max(self.flash_read(issued, die, units));
+                    if let Some((_, first, units, issued)) = pending.take() {
+                        data_ready = data_ready.max(self.flash_read(issued, first, units));
                     }
                     let issued = start
                         + self.ctl.read_command_ns
                         + self.ctl.read_bytes_ns((i + 1) * UNIT_BYTES);
-                    pending = Some((group, self.map.layout().die_of_slot(slot), 1, issued));
+                    pending = Some((group, slot, 1, issued));
                 }
             }
         }
-        if let Some((_, die, units, issued)) = pending {
-            data_ready = data_ready.max(self.flash_read(issued, die, units));
+        if let Some((_, first, units, issued)) = pending {
+            data_ready = data_ready.max(self.flash_read(issued, first, units));
         }
         let bytes = blocks as u64 * UNIT_BYTES;
         // Host DMA overlaps the flash reads; the last read group's transfer is the tail.
@@ -365,9 +419,18 @@ impl FtlSsd {
         (data_ready + tail).max(link_done)
     }
 
+    /// Reads `units` of the read group holding `slot` (one tR: SLC-mode when the
+    /// data is still in the SLC cache).
     #[inline]
-    fn flash_read(&mut self, issued_ns: Ns, die: u32, units: u64) -> Ns {
+    fn flash_read(&mut self, issued_ns: Ns, slot: u32, units: u64) -> Ns {
         self.stats.media_read_bytes += units * UNIT_BYTES;
+        let die = self.map.layout().die_of_slot(slot);
+        if self.in_slc(slot) {
+            let read_ns = self.slc.as_ref().map_or(0, |c| c.read_ns());
+            return self
+                .flash
+                .read_with(issued_ns, die, units * UNIT_BYTES, read_ns);
+        }
         self.flash.read(issued_ns, die, units * UNIT_BYTES)
     }
 
@@ -440,12 +503,35 @@ impl FtlSsd {
         let Some(unit) = self.map.take_staged(HOST) else {
             return ready_ns;
         };
-        let done = self
-            .flash
-            .program(ready_ns, unit.die, self.gc.program_unit_bytes);
+        let cached = match self.slc.as_mut() {
+            Some(slc) => {
+                let map = &self.map;
+                let l = map.layout();
+                let sb = l.superblock_of_slot(unit.first_slot);
+                slc.place(
+                    &mut self.flash,
+                    ready_ns,
+                    unit.die,
+                    unit.first_slot / l.units_per_program_unit,
+                    sb,
+                    map.superblock_epoch(sb),
+                    map.unmapped_units() * UNIT_BYTES,
+                    |s| map.superblock_epoch(s),
+                )
+            }
+            None => None,
+        };
+        let done = match cached {
+            Some(done) => done,
+            None => {
+                self.stats.media_write_bytes += self.gc.program_unit_bytes;
+                self.flash
+                    .program(ready_ns, unit.die, self.gc.program_unit_bytes)
+            }
+        };
         self.buffer
             .release_at(done, unit.filled_units as u64 * UNIT_BYTES);
-        self.stats.media_write_bytes += self.gc.program_unit_bytes;
+        self.busy_until_ns = self.busy_until_ns.max(done);
         let padding = self.map.layout().units_per_program_unit - unit.filled_units;
         self.stats.flush_padding_bytes += padding as u64 * UNIT_BYTES;
         done
@@ -495,6 +581,10 @@ impl FtlSsd {
 }
 
 impl Device for FtlSsd {
+    fn boxed_clone(&self) -> Option<Box<dyn Device>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn info(&self) -> &DeviceInfo {
         &self.info
     }
@@ -510,8 +600,35 @@ impl Device for FtlSsd {
         }
         check_payload(cmd, &payload, self.info.block_bytes)?;
         match *cmd {
+            Command::Read { lba, blocks } => self.check_range("read", lba, blocks)?,
+            Command::Write { lba, blocks } => self.check_range("write", lba, blocks)?,
+            Command::Trim { lba, blocks } => self.check_range("trim", lba, blocks)?,
+            _ => {}
+        }
+        // Idle time before this command (nothing here can fail any more).
+        if self.slc.is_some() {
+            self.run_background(now_ns);
+        }
+        let done = self.dispatch(now_ns, cmd, payload)?;
+        self.busy_until_ns = self.busy_until_ns.max(done.done_ns);
+        Ok(done)
+    }
+
+    fn stats(&self, elapsed_ns: Ns) -> DeviceStats {
+        self.device_stats(elapsed_ns)
+    }
+}
+
+impl FtlSsd {
+    /// A validated command's effect and completion.
+    fn dispatch(
+        &mut self,
+        now_ns: Ns,
+        cmd: &Command,
+        payload: Payload<'_>,
+    ) -> Result<Completion, DeviceError> {
+        match *cmd {
             Command::Read { lba, blocks } => {
-                self.check_range("read", lba, blocks)?;
                 let out = match payload {
                     Payload::Read(out) => Some(out),
                     _ => None,
@@ -522,7 +639,6 @@ impl Device for FtlSsd {
                 })
             }
             Command::Write { lba, blocks } => {
-                self.check_range("write", lba, blocks)?;
                 let src = match payload {
                     Payload::Write(src) => Some(src),
                     _ => None,
@@ -532,13 +648,10 @@ impl Device for FtlSsd {
                     lba,
                 })
             }
-            Command::Trim { lba, blocks } => {
-                self.check_range("trim", lba, blocks)?;
-                Ok(Completion {
-                    done_ns: self.trim(now_ns, lba, blocks),
-                    lba,
-                })
-            }
+            Command::Trim { lba, blocks } => Ok(Completion {
+                done_ns: self.trim(now_ns, lba, blocks),
+                lba,
+            }),
             Command::Flush => Ok(Completion {
                 done_ns: self.flush(now_ns),
                 lba: 0,
@@ -547,16 +660,17 @@ impl Device for FtlSsd {
         }
     }
 
-    fn stats(&self, elapsed_ns: Ns) -> DeviceStats {
+    fn device_stats(&self, elapsed_ns: Ns) -> DeviceStats {
         let s = &self.stats;
+        let slc = self.slc.as_ref().map(|c| c.counters).unwrap_or_default();
         let mut st = DeviceStats {
             host_read_bytes: s.host_read_bytes,
             host_write_bytes: s.host_write_bytes,
-            media_read_bytes: s.media_read_bytes,
-            media_write_bytes: s.media_write_bytes,
+            media_read_bytes: s.media_read_bytes + slc.media_read_bytes,
+            media_write_bytes: s.media_write_bytes + slc.media_write_bytes,
             gc_runs: s.gc_runs,
             gc_copied_bytes: s.gc_copied_bytes,
-            erases: s.erases,
+            erases: s.erases + slc.erases,
             // Host data of the program unit being filled: only in the DRAM buffer.
             buffered_write_bytes: self.map.staged_units(HOST) as u64 * UNIT_BYTES,
             ..Default::default()
@@ -585,6 +699,18 @@ impl Device for FtlSsd {
         c.insert("buffer_read_units".into(), s.buffer_read_units);
         c.insert("unmapped_read_units".into(), s.unmapped_read_units);
         c.insert("trimmed_units".into(), s.trimmed_units);
+        if let Some(cache) = &self.slc {
+            let free_user = self.map.unmapped_units() * UNIT_BYTES;
+            c.insert("slc_capacity_bytes".into(), cache.capacity_bytes(free_user));
+            c.insert("slc_held_bytes".into(), cache.held_bytes());
+            c.insert("slc_written_bytes".into(), slc.slc_written_bytes);
+            c.insert("slc_direct_written_bytes".into(), slc.direct_written_bytes);
+            c.insert("slc_folded_bytes".into(), slc.folded_bytes);
+            c.insert("slc_background_folds".into(), slc.background_folds);
+            c.insert("slc_write_path_folds".into(), slc.write_path_folds);
+            c.insert("slc_stale_drops".into(), slc.stale_drops);
+            c.insert("slc_erases".into(), slc.erases);
+        }
         st.finish()
     }
 }

@@ -8,20 +8,26 @@
 //! sync) and the node of several SSD/HDD pairs (§4.3) in `mios_more.rs`.
 
 use super::mios_extra::{
-    aged_ssd as aged, err, extra, pangu_requests, EXTRA_STEPS, HDD_10TB as HDD, LOG_BYTES,
-    SSD_960 as SSD,
+    aged_ssd as aged, err, extra, pangu_requests, show_threshold, EXTRA_STEPS, HDD_10TB as HDD,
+    LOG_BYTES, NO_THRESHOLD, SSD_960 as SSD, THRESHOLD_MIN_WRITES,
 };
+use super::mios_load::{load_sweep, LOAD_STEPS};
 use super::mios_more::{more, MORE_STEPS};
 use super::{ProgressSink, ReproduceError, RunOptions, Target};
 use crate::reproduce_result::{round_sig, Claim, Figure, FigureKind, ReproduceResult, Series};
 use zonelab_devices::{open_device, Device};
 use zonelab_engine::{KIB, MIB};
 use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserRequest};
-use zonelab_systems::mios::ssd_threshold::measure_threshold;
+use zonelab_systems::mios::ssd_threshold::{
+    latency_by_queue_length, measure_threshold, threshold_from_run,
+};
 use zonelab_systems::mios::{accuracy_experiment, profile, AccuracyConfig, ProfileConfig};
 use zonelab_workloads::pangu::PANGU_TABLE_1;
 
 pub struct MiosTarget;
+
+/// MIOS Table 1: average SSD IO utilisation of the production nodes A-D (%).
+const TABLE1_SSD_UTIL_PCT: [f64; 4] = [11.9, 28.5, 24.6, 25.0];
 
 /// A fresh 960 EVO-like SSD filled once sequentially; see [`aged`].
 fn aged_ssd() -> Result<(Box<dyn Device>, u64), ReproduceError> {
@@ -42,7 +48,7 @@ impl Target for MiosTarget {
         opts: &RunOptions,
         progress: &mut dyn ProgressSink,
     ) -> Result<ReproduceResult, ReproduceError> {
-        let total = 2 + 3 * PANGU_TABLE_1.len() as u64 + EXTRA_STEPS + MORE_STEPS;
+        let total = 2 + 3 * PANGU_TABLE_1.len() as u64 + EXTRA_STEPS + MORE_STEPS + LOAD_STEPS;
         progress.step(0, total, "profile HDD");
         let mut hdd = open_device(HDD).map_err(err)?;
         let prof = profile(hdd.as_mut(), &ProfileConfig::new(64 * KIB)).map_err(err)?;
@@ -84,15 +90,15 @@ impl Target for MiosTarget {
         let mut results: Vec<[NodeResult; 3]> = Vec::new();
         let mut thresholds = Vec::new();
         let mut step = 2;
-        // L depends only on the SSD, the HDD's L_m and the seed, not on the node's
-        // workload (§4.3), so it is measured once and used for every node.
+        // The closed-loop probe of the aged SSD (saturating at every depth), shown
+        // for comparison; L itself comes from each node's Baseline run (§5.1).
         let (mut probe, _) = aged_ssd()?;
         let q = measure_threshold(probe.as_mut(), 4 * KIB, params.l_m_ns, 32, 2_000, opts.seed)
             .map_err(err)?;
         drop(probe);
         for node in PANGU_TABLE_1.iter() {
-            thresholds.push(q.threshold);
             let mut per_policy = Vec::new();
+            let mut l = NO_THRESHOLD;
             for policy in [Policy::SsdOnly, Policy::MiosD, Policy::MiosE] {
                 progress.step(step, total, &format!("{} {}", node.name, policy.name()));
                 step += 1;
@@ -101,9 +107,15 @@ impl Target for MiosTarget {
                 let capacity = ssd.info().capacity_bytes();
                 let reqs: Vec<UserRequest> =
                     pangu_requests(node, opts.scale, opts.seed, capacity, start);
-                let cfg = NodeConfig::paper(policy, q.threshold, params, LOG_BYTES);
-                per_policy.push(run_node(ssd.as_mut(), hdd.as_mut(), &reqs, &cfg).map_err(err)?);
+                let cfg = NodeConfig::paper(policy, l, params, LOG_BYTES);
+                let r = run_node(ssd.as_mut(), hdd.as_mut(), &reqs, &cfg).map_err(err)?;
+                if policy == Policy::SsdOnly {
+                    l = threshold_from_run(&r, params.l_m_ns, THRESHOLD_MIN_WRITES)
+                        .unwrap_or(NO_THRESHOLD);
+                }
+                per_policy.push(r);
             }
+            thresholds.push(l);
             let arr: [NodeResult; 3] = per_policy.try_into().map_err(|_| err("three policies"))?;
             results.push(arr);
         }
@@ -123,6 +135,16 @@ impl Target for MiosTarget {
             params,
             &thresholds,
             &results,
+            progress,
+            super::mios_extra::Steps { done: step, total },
+        )?;
+        step += EXTRA_STEPS;
+        let load = load_sweep(
+            opts.scale,
+            opts.seed,
+            params,
+            &results[1],
+            thresholds[1],
             progress,
             super::mios_extra::Steps { done: step, total },
         )?;
@@ -294,14 +316,48 @@ impl Target for MiosTarget {
         });
         let mut notes = vec![
             format!("HDD profile ({HDD}, 64 KiB writes): L_f {:.0} us, L_m {:.0} us, L_s {:.1} ms, W_f {:.1} MiB, W_m {:.1} MiB.", params.l_f_ns as f64 / 1e3, params.l_m_ns as f64 / 1e3, params.l_s_ns as f64 / 1e6, params.w_f_bytes as f64 / MIB as f64, params.w_m_bytes as f64 / MIB as f64),
-            format!("Threshold L per node (smallest SSD queue depth whose mean 4 KiB write latency exceeds L_m, on an aged {SSD}): {thresholds:?}."),
+            format!("Threshold L per node (§4.3/§5.1: the smallest SSD queue length at which arriving writes' mean latency exceeds L_m in the node's Baseline run on an aged {SSD}; paper 1, 3, 2, 2): {}.", thresholds.iter().map(|&l| show_threshold(l)).collect::<Vec<_>>().join(", ")),
+            format!("Closed-loop probe of the aged {SSD} (4 KiB random writes at each depth, the drive saturated at every depth): L = {}, mean latency at depth 1 {:.0} us.", q.threshold, q.mean_latency_ns.first().map_or(0.0, |p| p.1 / 1e3)),
             "Workloads are Pangu-like traces generated from MIOS Table 1 (docs/mios.md); the real Pangu traces are private.".to_string(),
         ];
         for (ni, r) in results.iter().enumerate() {
             notes.push(format!(
-                "{}: redirected {} of {} writes (MIOS_D), {} (MIOS_E); HDD padding {:.2} GB / {:.2} GB; BCW syncs {} / {}.",
-                names[ni], r[1].hdd_user_write_requests, r[1].writes, r[2].hdd_user_write_requests, r[1].hdd_padding_bytes as f64 / 1e9, r[2].hdd_padding_bytes as f64 / 1e9, r[1].hdd_syncs, r[2].hdd_syncs
+                "{}: redirected {} of {} writes (MIOS_D), {} (MIOS_E); sent back to the SSD {} / {}; HDD padding {:.2} GB / {:.2} GB; BCW syncs {} / {}.",
+                names[ni], r[1].hdd_user_write_requests, r[1].writes, r[2].hdd_user_write_requests, r[1].writes_sent_back, r[2].writes_sent_back, r[1].hdd_padding_bytes as f64 / 1e9, r[2].hdd_padding_bytes as f64 / 1e9, r[1].hdd_syncs, r[2].hdd_syncs
             ));
+            notes.push(format!(
+                "{} Baseline: mean SSD write latency by queue length at arrival (us): {}.",
+                names[ni],
+                latency_by_queue_length(&r[0], THRESHOLD_MIN_WRITES)
+                    .iter()
+                    .take(12)
+                    .map(|(l, ns)| format!("{l}: {:.0}", ns / 1e3))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            let b = &r[0];
+            let arrivals: u64 = b.ssd_queue_length_counts.iter().sum();
+            let mean_q = b.ssd_queue_length_sum as f64 / arrivals.max(1) as f64;
+            let busy = 1.0
+                - b.ssd_queue_length_counts.first().copied().unwrap_or(0) as f64
+                    / arrivals.max(1) as f64;
+            notes.push(format!(
+                "{} Baseline SSD queue (Fig. 8): mean {:.2}, longest {} (paper, node B: 23), {:.1}% of arrivals find it busy (Table 1's production SSD utilisation: {}%).",
+                names[ni],
+                mean_q,
+                b.max_ssd_queue_length,
+                busy * 100.0,
+                TABLE1_SSD_UTIL_PCT[ni]
+            ));
+            for (pi, pname) in [(1, "MIOS_D"), (2, "MIOS_E")] {
+                let st = &r[pi].hdd_user_write_latency_by_state;
+                notes.push(format!(
+                    "{} {pname}: redirected writes by predicted state, count / mean / p99 us: F {} / {:.0} / {:.0}, M {} / {:.0} / {:.0}.",
+                    names[ni],
+                    st[0].count, st[0].mean_ns / 1e3, st[0].p99_ns as f64 / 1e3,
+                    st[1].count, st[1].mean_ns / 1e3, st[1].p99_ns as f64 / 1e3
+                ));
+            }
         }
         claims.extend(more.claims);
         figures.extend(more.figures);
@@ -309,6 +365,8 @@ impl Target for MiosTarget {
         claims.extend(more_runs.claims);
         figures.extend(more_runs.figures);
         notes.extend(more_runs.notes);
+        figures.extend(load.figures);
+        notes.extend(load.notes);
         Ok(ReproduceResult {
             target: "mios".into(),
             scale: opts.scale,

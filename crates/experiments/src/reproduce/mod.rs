@@ -12,8 +12,11 @@ mod hhzs_motivation;
 pub mod main_job;
 mod mios;
 mod mios_extra;
+mod mios_load;
 mod mios_more;
 mod mu_rmw;
+mod mu_rmw_runs;
+mod mu_rmw_sensitivity;
 mod outputs;
 mod znsage;
 pub mod znsage_runs;
@@ -76,6 +79,7 @@ pub fn targets() -> Vec<Box<dyn Target>> {
     vec![
         Box::new(devices_table1::DevicesTable1),
         Box::new(mu_rmw::MuRmwTarget),
+        Box::new(mu_rmw_sensitivity::MuRmwSensitivityTarget),
         Box::new(mios::MiosTarget),
         Box::new(hhzs_motivation::HhzsMotivationTarget),
         Box::new(hhzs::HhzsTarget),

@@ -10,13 +10,26 @@
 //! - **SSD queue length** l(t) is the number of SSD requests submitted and not yet
 //!   completed at t (the device model computes each completion when submitted).
 //! - **BCW** writes the HDD one request at a time (QD1), sequentially at the log's
-//!   tail: queued user writes first; when idle and the predictor says M, a 4 KiB PF
-//!   padding; when it says S, 64 KiB PS paddings with `flagHDD` off until an S write
-//!   is observed (the S stage is "skipped" with non-user data), then ADW restarts; a
-//!   sequence is 1 fast stage + `loop_max` mid/slow pairs, then a sync. Each completed
-//!   write's state comes from its measured latency (the profile's thresholds) and
-//!   updates the predictor. A read on the HDD disrupts the pattern: BCW then
-//!   recalibrates with PS paddings until it sees an S write, as §4.2 describes.
+//!   tail (Algorithm 2): queued user writes first; only when none waits, padding —
+//!   a 4 KiB PF when the predictor says M, 64 KiB PS writes with `flagHDD` off when it
+//!   says S, until an S write is observed (the S stage is "skipped" with non-user
+//!   data), then ADW restarts; in F nothing (§4.2: padding the Fast stage is
+//!   unnecessary). A sequence is 1 fast stage + `loop_max` mid/slow pairs, then a
+//!   sync (with `flagHDD` off). Each completed write's state comes from its measured
+//!   latency (the profile's thresholds) and updates the predictor.
+//! - **User writes never wait behind padding, a sync or a read.** Steering
+//!   (Algorithm 3) sends a write only while `flagHDD` is on and it is predicted F or
+//!   M after the writes ahead of it, and padding or a sync start only when no user
+//!   write waits. Should the head of the HDD queue still be predicted S when its turn
+//!   comes (the buffer filled earlier than predicted), the queue goes back to the SSD
+//!   and BCW pads through the S stage (§4.2: "all incoming user requests have to be
+//!   steered to other storage devices"). A read of data in the HDD log suspends BCW
+//!   (§4.3: "MIOS immediately suspends BCW and serves this read. It will try to
+//!   redirect all writes to other idle disks at this time"): `flagHDD` goes off, the
+//!   queued writes go to the SSD, the read is served after the operation under way,
+//!   and BCW recalibrates with PS paddings until it sees an S write (§4.2) before it
+//!   takes user writes again. A write sent back to the SSD counts its time in the HDD
+//!   queue in its latency (`NodeResult::writes_sent_back`).
 //! - **HDD GC**: when the log is more than `gc_threshold` full and no user write
 //!   waits, live chunks are written back to their home location (one HDD write per
 //!   chunk), the log is recycled and BCW restarts with a sync.
@@ -145,6 +158,14 @@ pub struct NodeResult {
     /// SSD queue length seen by each arriving user request: counts per length
     /// (the last bucket holds everything longer).
     pub ssd_queue_length_counts: Vec<u64>,
+    /// User writes that took more than 100 ms (Fig. 14(a): "more than 7% of the
+    /// requests are severely affected by long queuing delay").
+    pub writes_over_100ms: u64,
+    /// The longest SSD queue an arriving request saw (not capped).
+    pub max_ssd_queue_length: u64,
+    /// Sum over arriving requests of the SSD queue length they saw (mean = this /
+    /// the number of requests).
+    pub ssd_queue_length_sum: u64,
     pub ssd_write_bytes: u64,
     pub ssd_write_requests: u64,
     pub hdd_user_write_bytes: u64,
@@ -162,6 +183,17 @@ pub struct NodeResult {
     pub hdd_net_utilisation: f64,
     /// Predicted vs observed state of BCW's HDD writes: [predicted][observed].
     pub bcw_confusion: [[u64; 3]; 3],
+    /// Latency (arrival to completion) of the user writes the HDD served, by the
+    /// state predicted when each was issued (F, M, S).
+    pub hdd_user_write_latency_by_state: [LatencySummary; 3],
+    /// Writes steered to the HDD that went back to the SSD because BCW suspended
+    /// (a read) or the buffer filled earlier than predicted.
+    pub writes_sent_back: u64,
+    /// Per SSD queue length at arrival (as `ssd_queue_length_counts`): the SSD
+    /// writes that saw it and their summed latency (ns), for the threshold L
+    /// (`ssd_threshold::threshold_from_run`).
+    pub ssd_writes_by_queue_length: Vec<u64>,
+    pub ssd_write_latency_sum_by_queue_length_ns: Vec<f64>,
     pub duration_ns: Ns,
 }
 
@@ -240,6 +272,11 @@ struct Node<'a> {
     hdd_queued_bytes: u64,
     hdd_reads: VecDeque<usize>,
     hdd_busy: Option<(Ns, Ns, HddOp, WriteState)>,
+    /// Bytes of the user write the HDD is serving (not yet in the predictor's ADW).
+    hdd_in_flight_user_bytes: u64,
+    hdd_state_hist: [LatencyHistogram; 3],
+    ssd_queue_writes: Vec<u64>,
+    ssd_queue_latency_ns: Vec<f64>,
     slow_phase: bool,
     loops: u32,
     sync_pending: bool,
@@ -293,6 +330,14 @@ impl<'a> Node<'a> {
             hdd_queued_bytes: 0,
             hdd_reads: VecDeque::new(),
             hdd_busy: None,
+            hdd_in_flight_user_bytes: 0,
+            hdd_state_hist: [
+                LatencyHistogram::new(),
+                LatencyHistogram::new(),
+                LatencyHistogram::new(),
+            ],
+            ssd_queue_writes: vec![0; QUEUE_BUCKETS],
+            ssd_queue_latency_ns: vec![0.0; QUEUE_BUCKETS],
             slow_phase: false,
             loops: 0,
             sync_pending: cfg.policy.uses_bcw(),
@@ -316,6 +361,9 @@ impl<'a> Node<'a> {
                 writes_by_size: Vec::new(),
                 hdd_user_write_bytes_by_size: vec![0; SIZE_GROUP_BOUNDS.len() + 1],
                 ssd_queue_length_counts: Vec::new(),
+                writes_over_100ms: 0,
+                max_ssd_queue_length: 0,
+                ssd_queue_length_sum: 0,
                 ssd_write_bytes: 0,
                 ssd_write_requests: 0,
                 hdd_user_write_bytes: 0,
@@ -329,6 +377,10 @@ impl<'a> Node<'a> {
                 hdd_gross_utilisation: 0.0,
                 hdd_net_utilisation: 0.0,
                 bcw_confusion: [[0; 3]; 3],
+                hdd_user_write_latency_by_state: Default::default(),
+                writes_sent_back: 0,
+                ssd_writes_by_queue_length: Vec::new(),
+                ssd_write_latency_sum_by_queue_length_ns: Vec::new(),
                 duration_ns: 0,
             },
             hdd_gross_ns: 0,
@@ -365,6 +417,13 @@ impl<'a> Node<'a> {
             .collect();
         r.writes_by_size = self.size_count;
         r.ssd_queue_length_counts = self.queue_counts;
+        r.hdd_user_write_latency_by_state = [
+            self.hdd_state_hist[0].summary(),
+            self.hdd_state_hist[1].summary(),
+            self.hdd_state_hist[2].summary(),
+        ];
+        r.ssd_writes_by_queue_length = self.ssd_queue_writes;
+        r.ssd_write_latency_sum_by_queue_length_ns = self.ssd_queue_latency_ns;
         r.duration_ns = end;
         if end > 0 {
             r.hdd_gross_utilisation = ((self.hdd_gross_ns as f64 / end as f64) * 1e6).round() / 1e6;
@@ -394,6 +453,8 @@ impl<'a> Node<'a> {
         let q = self.reqs[i];
         let l = self.ssd_queue_len(now);
         self.queue_counts[l.min(QUEUE_BUCKETS - 1)] += 1;
+        self.r.max_ssd_queue_length = self.r.max_ssd_queue_length.max(l as u64);
+        self.r.ssd_queue_length_sum += l as u64;
         if !q.write {
             self.r.reads += 1;
             let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);
@@ -422,14 +483,37 @@ impl<'a> Node<'a> {
                 self.f_only_sync_wanted = true;
                 self.hdd_next(now)?;
             }
-            let done = self.ssd_submit(now, q, true)?;
-            self.record_write(q, done);
-            let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);
-            for b in first..last {
-                if let Some(Loc::Log(_)) = self.location.remove(&b) {
-                    self.log_live = self.log_live.saturating_sub(4096);
-                }
+            let done = self.write_to_ssd(now, i)?;
+            let lat = done - q.arrival_ns;
+            let b = l.min(QUEUE_BUCKETS - 1);
+            self.ssd_queue_writes[b] += 1;
+            self.ssd_queue_latency_ns[b] += lat as f64;
+        }
+        Ok(())
+    }
+
+    /// Writes user request `i` to the SSD at `now`; returns its completion.
+    fn write_to_ssd(&mut self, now: Ns, i: usize) -> Result<Ns, DeviceError> {
+        let q = self.reqs[i];
+        let done = self.ssd_submit(now, q, true)?;
+        self.record_write(q, done);
+        let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);
+        for b in first..last {
+            if let Some(Loc::Log(_)) = self.location.remove(&b) {
+                self.log_live = self.log_live.saturating_sub(4096);
             }
+        }
+        Ok(done)
+    }
+
+    /// BCW stops taking user writes (`flagHDD` off): the writes waiting for the
+    /// HDD go to the SSD now (module docs).
+    fn send_queue_back(&mut self, now: Ns) -> Result<(), DeviceError> {
+        self.flag_hdd = false;
+        while let Some(i) = self.hdd_queue.pop_front() {
+            self.hdd_queued_bytes -= self.reqs[i].size_bytes;
+            self.r.writes_sent_back += 1;
+            self.write_to_ssd(now, i)?;
         }
         Ok(())
     }
@@ -446,14 +530,19 @@ impl<'a> Node<'a> {
                 long && size >= large_bytes && self.hdd_busy.is_none() && self.hdd_queue.is_empty()
             }
             Policy::MiosD | Policy::MiosE => {
-                let p = self.predict_after_queue(self.hdd_queued_bytes, size);
+                let p = self.predict_after_queue(self.hdd_ahead_bytes(), size);
                 (long && matches!(p, WriteState::F | WriteState::M))
                     || (self.cfg.policy == Policy::MiosE && p == WriteState::F)
             }
             Policy::MiosFOnly => {
-                long && self.predict_after_queue(self.hdd_queued_bytes, size) == WriteState::F
+                long && self.predict_after_queue(self.hdd_ahead_bytes(), size) == WriteState::F
             }
         }
+    }
+
+    /// User bytes the HDD will write before a new one: queued and in flight.
+    fn hdd_ahead_bytes(&self) -> u64 {
+        self.hdd_queued_bytes + self.hdd_in_flight_user_bytes
     }
 
     /// The predicted state of a write of `size` after the `queued` bytes ahead of it.
@@ -492,6 +581,7 @@ impl<'a> Node<'a> {
     fn record_write(&mut self, q: UserRequest, done: Ns) {
         let lat = done - q.arrival_ns;
         self.write_hist.record(lat);
+        self.r.writes_over_100ms += (lat > 100_000_000) as u64;
         let g = size_group(q.size_bytes);
         self.size_sum_ns[g] += lat as f64;
         self.size_count[g] += 1;
@@ -502,16 +592,17 @@ impl<'a> Node<'a> {
         if self.hdd_busy.is_some() {
             return Ok(());
         }
-        // Reads first: MIOS suspends BCW to serve them (§4.3).
+        // Reads first: MIOS suspends BCW to serve them and sends the writes that
+        // wait for the HDD to the SSD (§4.3).
         if let Some(i) = self.hdd_reads.pop_front() {
             if self.cfg.policy == Policy::MiosFOnly {
                 // F-only never pads: it re-establishes a known (empty) buffer with
                 // a sync after the disruption.
                 self.sync_pending = true;
-                self.flag_hdd = false;
+                self.send_queue_back(now)?;
             } else if self.cfg.policy.uses_bcw() {
                 self.slow_phase = true; // recalibrate after the disruption
-                self.flag_hdd = false;
+                self.send_queue_back(now)?;
             }
             let q = self.reqs[i];
             let (first, _) = self.blocks_of(q.offset_bytes, q.size_bytes);
@@ -533,7 +624,8 @@ impl<'a> Node<'a> {
         }
         if self.sync_pending {
             self.sync_pending = false;
-            self.flag_hdd = false;
+            // A sync takes no writes (§4.2); nothing waits behind it.
+            self.send_queue_back(now)?;
             return self.hdd_issue(now, &Command::Flush, HddOp::Sync, WriteState::F);
         }
         if self.gc_pending && self.hdd_queue.is_empty() {
@@ -542,36 +634,44 @@ impl<'a> Node<'a> {
         if self.cfg.policy == Policy::MiosFOnly {
             return self.f_only_next(now);
         }
-        if !self.slow_phase {
-            if let Some(&i) = self.hdd_queue.front() {
-                let size = self.reqs[i].size_bytes;
-                let predicted = self.predictor.predict(size);
-                if predicted != WriteState::S || !self.cfg.policy.uses_bcw() {
-                    self.hdd_queue.pop_front();
-                    self.hdd_queued_bytes -= size;
-                    let pos = self.log_tail;
-                    return self.hdd_log_write(
-                        now,
-                        size,
-                        HddOp::UserWrite {
-                            req: i,
-                            log_pos: pos,
-                        },
-                        predicted,
-                    );
-                }
-                // BCW never gives a user write a predicted S: pad through the S stage
-                // first (the write waits in the queue).
-                self.slow_phase = true;
+        if let Some(&i) = self.hdd_queue.front() {
+            let size = self.reqs[i].size_bytes;
+            let predicted = self.predictor.predict(size);
+            if predicted != WriteState::S || !self.cfg.policy.uses_bcw() {
+                self.hdd_queue.pop_front();
+                self.hdd_queued_bytes -= size;
+                let pos = self.log_tail;
+                return self.hdd_log_write(
+                    now,
+                    size,
+                    HddOp::UserWrite {
+                        req: i,
+                        log_pos: pos,
+                    },
+                    predicted,
+                );
             }
+            // The buffer filled earlier than predicted: no user write waits through
+            // the S stage; the queue goes to the SSD and BCW pads through it.
+            self.slow_phase = true;
+            self.send_queue_back(now)?;
         }
         if !self.cfg.policy.uses_bcw() {
             return Ok(());
         }
-        // Idle: padding per Algorithm 2.
+        // Idle: padding per Algorithm 2. The S stage is triggered with PS once the
+        // stage is close to its end (§4.2: "When ADW is close to W_f or W_m ... BCW
+        // ... proactively triggers the Slow write with PS"): in F, when less than a
+        // PS of room is left (F has no PF padding, and a user write that no longer
+        // fits goes to the SSD, so BCW would otherwise wait forever); in M, when no
+        // PF fits.
         let ps = self.cfg.ps_bytes;
         let pf = self.cfg.pf_bytes;
-        if self.slow_phase || self.predictor.predict(pf) == WriteState::S {
+        let stage_ending = match self.predictor.state() {
+            WriteState::F => self.predictor.predict(ps) == WriteState::S,
+            _ => self.predictor.predict(pf) == WriteState::S,
+        };
+        if self.slow_phase || stage_ending {
             self.slow_phase = true;
             self.flag_hdd = false;
             let predicted = self.predictor.predict(ps);
@@ -609,7 +709,8 @@ impl<'a> Node<'a> {
         }
         if self.f_only_sync_wanted {
             self.f_only_sync_wanted = false;
-            self.flag_hdd = false;
+            // Nothing waits behind the sync: the queue goes to the SSD.
+            self.send_queue_back(now)?;
             return self.hdd_issue(now, &Command::Flush, HddOp::Sync, WriteState::F);
         }
         Ok(())
@@ -625,12 +726,14 @@ impl<'a> Node<'a> {
     ) -> Result<(), DeviceError> {
         let blocks = bytes.div_ceil(self.hdd_bb).max(1);
         if self.log_tail + blocks * self.hdd_bb > self.cfg.log_bytes {
-            // The log is full: collect it before writing on.
+            // The log is full: collect it before writing on; no user write waits
+            // behind the collection.
             self.gc_pending = true;
             if let HddOp::UserWrite { req, .. } = op {
                 self.hdd_queue.push_front(req);
                 self.hdd_queued_bytes += self.reqs[req].size_bytes;
             }
+            self.send_queue_back(now)?;
             return self.gc_step(now);
         }
         let lba = self.log_tail / self.hdd_bb;
@@ -654,6 +757,10 @@ impl<'a> Node<'a> {
         predicted: WriteState,
     ) -> Result<(), DeviceError> {
         let done = self.hdd.submit(now, cmd, Payload::SizeOnly)?.done_ns;
+        self.hdd_in_flight_user_bytes = match op {
+            HddOp::UserWrite { req, .. } => self.reqs[req].size_bytes,
+            _ => 0,
+        };
         self.hdd_busy = Some((now, done, op, predicted));
         self.events.schedule(done, Event::HddDone);
         Ok(())
@@ -718,12 +825,14 @@ impl<'a> Node<'a> {
         debug_assert_eq!(done, now);
         let busy = done - start;
         self.hdd_gross_ns += busy;
+        self.hdd_in_flight_user_bytes = 0;
         let observed = self.cfg.params.thresholds.classify(busy);
         match op {
             HddOp::UserWrite { req, log_pos } => {
                 self.hdd_net_ns += busy;
                 let q = self.reqs[req];
                 self.record_write(q, now);
+                self.hdd_state_hist[predicted.index()].record(now - q.arrival_ns);
                 self.r.hdd_user_write_bytes += q.size_bytes;
                 self.r.hdd_user_write_bytes_by_size[size_group(q.size_bytes)] += q.size_bytes;
                 self.r.hdd_user_write_requests += 1;

@@ -1,9 +1,14 @@
 //! The threshold L of MIOS (§4.3): "we measure the write latency under different
 //! SSD queue lengths. If the request with queue length l has latency larger than
 //! the IO delay of HDD in the M state, we simply set the threshold L to the
-//! minimum l." Measured on the SSD model itself with closed-loop writes of a given
-//! size at each queue depth, on a preconditioned (aged) device so GC is active.
+//! minimum l." Two ways: [`threshold_from_run`] reads it off a Baseline run of the
+//! workload (the SSD as it is under that workload: aged, its SLC cache in whatever
+//! state the workload keeps it), which is how `reproduce mios` sets L per node as
+//! §5.1 does; [`measure_threshold`] drives the SSD closed-loop at each queue depth
+//! (a saturating probe: every depth keeps the drive busy, so it reports the drive's
+//! sustained rate, not the workload's).
 
+use super::node::NodeResult;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -82,4 +87,33 @@ pub fn measure_threshold(
         threshold: threshold.unwrap_or(max_depth),
         l_m_ns,
     })
+}
+
+/// L from a Baseline run of the workload itself (§4.3: "we measure the write
+/// latency under different SSD queue lengths. If the request with queue length l
+/// has latency larger than the IO delay of HDD in the M state, we simply set the
+/// threshold L to the minimum l"; §5.1 sets it per node, "L can be determined and
+/// adjusted experimentally according to workload behaviors"): the smallest queue
+/// length seen by at least `min_writes` arriving SSD writes whose mean latency
+/// exceeds `l_m_ns`. `None` when no length does: the SSD never gets that slow under
+/// this workload, so MIOS never redirects because of its queue.
+pub fn threshold_from_run(r: &NodeResult, l_m_ns: Ns, min_writes: u64) -> Option<u32> {
+    r.ssd_writes_by_queue_length
+        .iter()
+        .zip(&r.ssd_write_latency_sum_by_queue_length_ns)
+        .enumerate()
+        .find(|(_, (&n, &sum))| n >= min_writes.max(1) && sum / n as f64 > l_m_ns as f64)
+        .map(|(l, _)| l as u32)
+}
+
+/// Mean SSD write latency (ns) per queue length at arrival, for lengths seen by at
+/// least `min_writes` writes: the curve [`threshold_from_run`] reads.
+pub fn latency_by_queue_length(r: &NodeResult, min_writes: u64) -> Vec<(u32, f64)> {
+    r.ssd_writes_by_queue_length
+        .iter()
+        .zip(&r.ssd_write_latency_sum_by_queue_length_ns)
+        .enumerate()
+        .filter(|(_, (&n, _))| n >= min_writes.max(1))
+        .map(|(l, (&n, &sum))| (l as u32, sum / n as f64))
+        .collect()
 }

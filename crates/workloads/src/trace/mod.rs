@@ -68,7 +68,7 @@
 mod alibaba;
 mod disksim;
 mod error;
-mod msr;
+pub mod msr;
 mod parse;
 mod plain_csv;
 mod plausibility;

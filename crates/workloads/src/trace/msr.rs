@@ -14,6 +14,39 @@ use super::{RawRecord, TraceOp};
 /// One Windows filetime tick, in nanoseconds.
 pub const FILETIME_TICK_NS: u64 = 100;
 
+/// The start of the MSR Cambridge traces as a Windows filetime: 2007-02-22
+/// 17:00 GMT (Narayanan et al., FAST'08: traces "starting from 5PM GMT on the 22nd
+/// February 2007"), for writing records in the published layout.
+pub const MSR_START_FILETIME: u64 = 128_166_372_000_000_000;
+
+/// Writes `r` as one line of the published layout (no header): time as a Windows
+/// filetime from `start_filetime`, `host` and `disk` as given, response time 0.
+pub fn write_record<W: std::io::Write>(
+    out: &mut W,
+    r: &super::TraceRecord,
+    start_filetime: u64,
+    host: &str,
+    disk: u32,
+) -> std::io::Result<()> {
+    let kind = match r.op {
+        TraceOp::Read => "Read",
+        TraceOp::Write => "Write",
+        TraceOp::Trim => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "the MSR layout has no trim records",
+            ))
+        }
+    };
+    writeln!(
+        out,
+        "{},{host},{disk},{kind},{},{},0",
+        start_filetime + r.time_ns / FILETIME_TICK_NS,
+        r.offset_bytes,
+        r.size_bytes
+    )
+}
+
 pub(crate) const LAYOUT: Layout = Layout {
     names: &[
         "Timestamp",

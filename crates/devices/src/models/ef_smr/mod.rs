@@ -5,12 +5,16 @@
 //! and cleans the cache by read-modify-writing bands when it runs out of space.
 //!
 //! The hardware ([`hardware`]) is shared: flash page read / program / block erase
-//! on one chip timeline (0.2 / 1.3 / 1.5 ms in the paper), 40 MiB bands on a
-//! 7,200-rpm disk whose mechanics come from the foundation's disk model. Requests
-//! are served one sector (logical block) at a time; a write that needs space
-//! waits for the cleaning it triggers, which is what makes worst-case response
-//! times.
+//! (0.2 / 1.3 / 1.5 ms in the paper) on `chips × planes_per_chip` parallel units
+//! ([`flash_cache`]), 40 MiB bands on a 7,200-rpm disk whose mechanics come from
+//! the foundation's disk model ([`band_disk`]). A request's pages are issued
+//! together and proceed in parallel where the units allow; a write that needs
+//! space waits for the cleaning it triggers, and every request that arrives while
+//! a cleaning runs waits for it to end (MU-RMW §IV-B4: cleaning pauses the host),
+//! which is what makes worst-case response times.
 
+pub mod band_disk;
+pub mod flash_cache;
 pub mod hardware;
 pub mod mu_rmw;
 pub mod pore;
@@ -50,6 +54,11 @@ pub struct BandsSection {
     pub band_count: u32,
     /// Capacity of the disk whose mechanics the bands sit on (bands from its start).
     pub disk_capacity_gb: u64,
+    /// Ablation only: an RMW takes this long (after positioning on the band)
+    /// instead of reading and rewriting the band through the disk mechanics
+    /// (MU-RMW §II-B supposes "around 80 ms"; `docs/mu-rmw.md`).
+    #[serde(default)]
+    pub rmw_fixed_ms: Option<f64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -58,9 +67,19 @@ pub struct FlashCacheSection {
     pub blocks: u32,
     pub pages_per_block: u32,
     pub oob_bytes: u32,
+    /// Dies working in parallel (1 if absent).
+    #[serde(default = "one")]
+    pub chips: u32,
+    /// Planes per die working in parallel (1 if absent).
+    #[serde(default = "one")]
+    pub planes_per_chip: u32,
     pub read_ms: f64,
     pub program_ms: f64,
     pub erase_ms: f64,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// Which STL runs, and its parameters.
@@ -70,8 +89,16 @@ pub struct StlSection {
     pub policy: StlPolicy,
     /// Skylight: PC zones the cache is divided into (band b → zone b mod N).
     pub skylight_pc_zones: u32,
-    /// PORE: bands in the OPEN region whose data a cleaning may evict.
-    pub pore_open_bands: u32,
+    /// PORE: the period length — the sectors evicted per period, and the least
+    /// the OPEN region holds when it is chosen.
+    pub pore_period_sectors: u32,
+    /// PORE: when it evicts (`on-demand`, PORE's own; `open-region` is an ablation).
+    #[serde(default)]
+    pub pore_eviction: pore::PoreEviction,
+    /// Ablation only: MU-RMW keeps every sub-table in controller RAM, so reads and
+    /// writes need no OOB read (the paper's future "index cache", unbounded).
+    #[serde(default)]
+    pub mu_rmw_sub_tables_in_ram: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -142,6 +169,10 @@ impl EfSmr {
         )?;
         let (disk_params, command_ns) =
             validate_mechanics(&v, &p.mechanics, &p.controller, disk_bytes)?;
+        if let Some(ms) = b.rmw_fixed_ms {
+            v.check("bands.rmw_fixed_ms", ms, ms.is_finite(), "a finite number")?;
+            v.range("bands.rmw_fixed_ms", ms, 0.001, 100_000.0)?;
+        }
         let f = &p.flash_cache;
         for (field, value) in [
             ("flash_cache.read_ms", f.read_ms),
@@ -152,6 +183,17 @@ impl EfSmr {
         }
         v.range("flash_cache.blocks", f.blocks, 4, 1 << 20)?;
         v.range("flash_cache.pages_per_block", f.pages_per_block, 1, 4096)?;
+        v.range("flash_cache.chips", f.chips, 1, 64)?;
+        v.range("flash_cache.planes_per_chip", f.planes_per_chip, 1, 16)?;
+        let units = f.chips * f.planes_per_chip;
+        v.check(
+            "flash_cache.pages_per_block",
+            f.pages_per_block,
+            f.pages_per_block.is_multiple_of(units),
+            &format!(
+                "a multiple of the {units} parallel units (chips × planes_per_chip), which the pages of a block are striped over"
+            ),
+        )?;
         v.check(
             "flash_cache.oob_bytes",
             f.oob_bytes,
@@ -182,29 +224,39 @@ impl EfSmr {
             f.blocks.is_multiple_of(s.skylight_pc_zones),
             &format!("a divisor of the {} flash blocks", f.blocks),
         )?;
-        v.range("stl.pore_open_bands", s.pore_open_bands, 1, b.band_count)?;
+        v.range(
+            "stl.pore_period_sectors",
+            s.pore_period_sectors,
+            1,
+            band_sectors.saturating_mul(b.band_count),
+        )?;
 
         let flash = FlashCache::new(FlashCacheParams {
             blocks: f.blocks,
             pages_per_block: f.pages_per_block,
             page_bytes: b.sector_bytes,
             oob_bytes: f.oob_bytes,
+            chips: f.chips,
+            planes_per_chip: f.planes_per_chip,
             read_ns: ms_to_ns(f.read_ms),
             program_ns: ms_to_ns(f.program_ms),
             erase_ns: ms_to_ns(f.erase_ms),
         });
-        let disk = BandDisk::new(&disk_params, b.band_count, band_sectors, b.sector_bytes);
-        let hw = Hardware {
-            flash,
-            disk,
-            cleanings: 0,
-            cleaning_ns_total: 0,
-            cleaning_ns_max: 0,
-        };
+        let mut disk = BandDisk::new(&disk_params, b.band_count, band_sectors, b.sector_bytes);
+        disk.fixed_rmw_ns = b.rmw_fixed_ms.map(ms_to_ns);
+        let hw = Hardware::new(flash, disk);
         let stl: Box<dyn Stl> = match s.policy {
             StlPolicy::Skylight => Box::new(skylight::Skylight::new(&hw, s.skylight_pc_zones)),
-            StlPolicy::Pore => Box::new(pore::Pore::new(&hw, s.pore_open_bands)),
-            StlPolicy::MuRmw => Box::new(mu_rmw::MuRmw::new(&hw)),
+            StlPolicy::Pore => Box::new(pore::Pore::new(
+                &hw,
+                s.pore_period_sectors as u64,
+                s.pore_eviction,
+            )),
+            StlPolicy::MuRmw => {
+                let mut m = mu_rmw::MuRmw::new(&hw);
+                m.sub_tables_in_ram = s.mu_rmw_sub_tables_in_ram;
+                Box::new(m)
+            }
         };
         let info = DeviceInfo {
             name: p.name.clone(),
@@ -256,25 +308,16 @@ impl Device for EfSmr {
         payload: Payload<'_>,
     ) -> Result<Completion, DeviceError> {
         check_payload(cmd, &payload, self.info.block_bytes)?;
-        let sb = self.sector_bytes as usize;
-        let ready = now_ns + self.command_ns;
+        // A request that arrives during a cleaning starts when it ends.
+        let ready = (now_ns + self.command_ns).max(self.hw.pause_until_ns);
         match *cmd {
             Command::Read { lba, blocks } => {
                 check_block_range("read", lba, blocks, self.info.capacity_blocks)?;
-                let mut out = match payload {
+                let out = match payload {
                     Payload::Read(o) => Some(o),
                     _ => None,
                 };
-                let mut done = ready;
-                for i in 0..blocks as usize {
-                    let chunk = out.as_deref_mut().map(|o| &mut o[i * sb..(i + 1) * sb]);
-                    done = done.max(self.stl.read(
-                        &mut self.hw,
-                        ready,
-                        (lba as usize + i) as u32,
-                        chunk,
-                    ));
-                }
+                let done = self.stl.read(&mut self.hw, ready, lba as u32, blocks, out);
                 self.host_read_bytes += blocks as u64 * self.sector_bytes;
                 Ok(Completion { done_ns: done, lba })
             }
@@ -284,14 +327,9 @@ impl Device for EfSmr {
                     Payload::Write(d) => Some(d),
                     _ => None,
                 };
-                let mut done = ready;
-                for i in 0..blocks as usize {
-                    let chunk = data.map(|d| &d[i * sb..(i + 1) * sb]);
-                    // Sectors of one request are written in order.
-                    done = self
-                        .stl
-                        .write(&mut self.hw, done, (lba as usize + i) as u32, chunk);
-                }
+                let done = self
+                    .stl
+                    .write(&mut self.hw, ready, lba as u32, blocks, data);
                 self.host_write_bytes += blocks as u64 * self.sector_bytes;
                 Ok(Completion { done_ns: done, lba })
             }
@@ -334,6 +372,9 @@ impl Device for EfSmr {
         }
         let c = &mut st.counters;
         c.insert("rmws".into(), d.rmws);
+        c.insert("rmw_ns_total".into(), d.rmw_ns_total);
+        c.insert("rmw_cleanings".into(), self.hw.rmw_cleanings);
+        c.insert("flash_parallel_units".into(), f.params.units() as u64);
         c.insert("cleanings".into(), self.hw.cleanings);
         c.insert("cleaning_ns_total".into(), self.hw.cleaning_ns_total);
         c.insert("cleaning_ns_max".into(), self.hw.cleaning_ns_max);

@@ -19,10 +19,17 @@
 //!   the pointer is NONE: an all-NONE table), entry SMT_OFF is set to the next page
 //!   of the band's active block, data and sub-table are programmed together into
 //!   that page, and SMD[PPN_INDEX] is pointed at it. Older pages keep stale
-//!   sub-tables; they are never reached through the SMD.
-//! - **Reads (§III-C-2).** SMD pointer → timed OOB read → if the entry is a page, a
-//!   timed page read from flash; otherwise (no pointer, or a NONE entry) the sector
-//!   is read from its band on the disk.
+//!   sub-tables; they are never reached through the SMD. The sub-table is read
+//!   **once per request**: the controller keeps it in RAM while it programs the
+//!   request's pages of that sub-table (each page carries the table as updated so
+//!   far), as §III-C-1 describes one retrieval per write request and the paper
+//!   calls the overhead negligible; a request spanning several sub-tables reads
+//!   each once. The pages of a request are programmed as soon as their sub-table
+//!   is known, in parallel where the flash's units allow.
+//! - **Reads (§III-C-2).** SMD pointer → timed OOB read (once per sub-table per
+//!   request) → for each sector whose entry is a page, a timed page read from
+//!   flash; each run of sectors not in the cache (no pointer, or NONE entries) is
+//!   read from its band in one disk access, once their sub-tables are known.
 //! - **Lazy RMW reclamation (§III-D, Algorithm 1)**, run only when a band needs a
 //!   block and the free list is empty. Lines 1–7: the first obsolete block (full,
 //!   no valid page) in LBN order, then BML order, is erased and returned to the
@@ -48,14 +55,14 @@
 //!   first obsolete block it finds; so do we (one erase per cleaning, which keeps
 //!   the pause of the triggering write to one erase). The next band that needs a
 //!   block triggers the next reclamation.
-//! - **Timing of a cleaning.** It starts when the triggering write is ready. The
+//! - **Timing of a cleaning.** It starts when the triggering page is ready. The
 //!   OOB reads of the victim's SMD pointers and its valid page reads run on the
-//!   flash chip timeline (each page read after its sub-table's OOB read); the RMW
-//!   starts when the last valid page has been read. The erases are issued at that
-//!   same moment on the chip timeline, so they overlap the RMW, which is on the
-//!   disk ("erased in parallel", line 16). The cleaning ends at the later of the
-//!   RMW end and the last erase end; the triggering write waits until then. Each
-//!   cleaning (obsolete erase or RMW) is one `record_cleaning`.
+//!   flash units (each page read after its sub-table's OOB read); the RMW starts
+//!   when the last valid page has been read. The erases are issued at that same
+//!   moment, so they overlap the RMW, which is on the disk ("erased in parallel",
+//!   line 16). The cleaning ends at the later of the RMW end and the last erase
+//!   end; the triggering request waits until then and the host is paused until
+//!   then (§IV-B4). Each cleaning (obsolete erase or RMW) is one `record_cleaning`.
 //! - **Reclamation triggered from the victim band itself.** A band only triggers
 //!   reclamation when its active block is full (or it has none), so when the
 //!   longest BML is the triggering band's own, its active block is full and is
@@ -95,7 +102,7 @@
 //! each).
 
 use super::hardware::{Hardware, Ppn, NONE};
-use super::stl::Stl;
+use super::stl::{sector_chunk, Stl};
 use std::collections::VecDeque;
 use zonelab_engine::Ns;
 
@@ -115,6 +122,26 @@ struct CamAddr {
     bo: u32,
     ppn_index: u32,
     smt_off: u32,
+}
+
+/// The sub-table a request is working on, held in controller RAM: read from the
+/// OOB area of the page its SMD pointer names (or all-NONE if there is none).
+struct OpenSubTable {
+    /// Its SMD slot (`lbn · N + ppn_index`), or `usize::MAX` for none.
+    slot: usize,
+    entries: Box<[u32]>,
+    /// When its OOB read completed (the request's ready time if none was needed).
+    ready_ns: Ns,
+}
+
+impl OpenSubTable {
+    fn none() -> Self {
+        Self {
+            slot: usize::MAX,
+            entries: Box::new([]),
+            ready_ns: 0,
+        }
+    }
 }
 
 pub struct MuRmw {
@@ -147,6 +174,9 @@ pub struct MuRmw {
     free_blocks: VecDeque<u32>,
     /// Some write carried bytes: RMWs must carry them to the band.
     payloads_seen: bool,
+    /// Ablation (`stl.mu_rmw_sub_tables_in_ram`): sub-tables are read without an
+    /// OOB read, as if all were cached in RAM. Not MU-RMW (§III-B keeps them in OOB).
+    pub sub_tables_in_ram: bool,
 }
 
 impl MuRmw {
@@ -184,6 +214,7 @@ impl MuRmw {
             valid: vec![0; s as usize],
             free_blocks: (0..s).collect(),
             payloads_seen: false,
+            sub_tables_in_ram: false,
         }
     }
 
@@ -250,6 +281,38 @@ impl MuRmw {
         }
     }
 
+    /// Fetches the sub-table of SMD `slot` at `ready_ns`: one timed OOB read of the
+    /// page its pointer names, or an all-NONE table when there is no pointer.
+    fn open_sub_table(&self, hw: &mut Hardware, ready_ns: Ns, slot: usize) -> OpenSubTable {
+        let ptr = self.smd[slot];
+        if ptr == NONE {
+            return OpenSubTable {
+                slot,
+                entries: vec![NONE; self.q as usize].into_boxed_slice(),
+                ready_ns,
+            };
+        }
+        if self.sub_tables_in_ram {
+            return OpenSubTable {
+                slot,
+                entries: hw
+                    .flash
+                    .peek_oob(ptr)
+                    .expect("SMD pointer to a page without a sub-table")
+                    .into(),
+                ready_ns,
+            };
+        }
+        let (done, entries) = hw.flash.read_oob(ready_ns, ptr);
+        OpenSubTable {
+            slot,
+            entries: entries
+                .expect("SMD pointer to a page without a sub-table")
+                .into(),
+            ready_ns: done,
+        }
+    }
+
     /// Lazy RMW reclamation (Algorithm 1), starting at `start`; returns when done.
     fn reclaim(&mut self, hw: &mut Hardware, start: Ns) -> Ns {
         // Lines 1–7: the first obsolete block, in LBN then BML order: erase, no RMW.
@@ -287,7 +350,7 @@ impl MuRmw {
             self.owner[block as usize] = NONE;
             let end = hw.flash.erase(start, block);
             self.free_blocks.push_back(block);
-            hw.record_cleaning(start, end);
+            hw.record_cleaning(start, end, 0);
             return end;
         }
 
@@ -369,7 +432,7 @@ impl MuRmw {
         self.obsolete_in_band[v] = 0;
 
         let end = rmw_end.max(erase_end);
-        hw.record_cleaning(start, end);
+        hw.record_cleaning(start, end, !updates.is_empty() as u64);
         end
     }
 }
@@ -379,71 +442,114 @@ impl Stl for MuRmw {
         "mu-rmw"
     }
 
-    fn write(&mut self, hw: &mut Hardware, ready_ns: Ns, sector: u32, data: Option<&[u8]>) -> Ns {
-        let a = self.addr(sector);
+    fn write(
+        &mut self,
+        hw: &mut Hardware,
+        ready_ns: Ns,
+        first: u32,
+        count: u32,
+        data: Option<&[u8]>,
+    ) -> Ns {
         self.payloads_seen |= data.is_some();
-        let mut t = ready_ns;
+        let sb = hw.flash.params.page_bytes as usize;
+        // Pages are issued at `ready`, or after a reclamation one of them triggered.
+        let mut ready = ready_ns;
+        let mut done = ready_ns;
+        let mut table = OpenSubTable::none();
+        for i in 0..count {
+            let sector = first + i;
+            let a = self.addr(sector);
 
-        // The band's active block, or a new one (reclaiming first if none is free).
-        let block = match self.active_block(a.lbn) {
-            Some(b) if hw.flash.next_free_page(b).is_some() => b,
-            _ => {
-                if self.free_blocks.is_empty() {
-                    t = self.reclaim(hw, t);
+            // The band's active block, or a new one (reclaiming first if none is free).
+            let block = match self.active_block(a.lbn) {
+                Some(b) if hw.flash.next_free_page(b).is_some() => b,
+                _ => {
+                    if self.free_blocks.is_empty() {
+                        ready = self.reclaim(hw, ready);
+                        // The reclamation may have written this band back and
+                        // cleared its SMD: fetch the sub-table again.
+                        table = OpenSubTable::none();
+                    }
+                    self.allocate(a.lbn)
                 }
-                self.allocate(a.lbn)
+            };
+            let new_ppn = hw
+                .flash
+                .next_free_page(block)
+                .expect("active block has a free page");
+
+            // The latest sub-table: read from OOB once per request (§III-C-1), then
+            // kept in controller RAM while the request's pages update it.
+            let slot = self.smd_slot(a.lbn, a.ppn_index);
+            if table.slot != slot {
+                table = self.open_sub_table(hw, ready, slot);
             }
-        };
-        let new_ppn = hw
-            .flash
-            .next_free_page(block)
-            .expect("active block has a free page");
+            let old = table.entries[a.smt_off as usize];
+            if old != NONE {
+                self.invalidate(hw, hw.flash.block_of(old));
+            }
+            table.entries[a.smt_off as usize] = new_ppn;
 
-        // The latest sub-table, from the OOB of the page the SMD points to.
-        let slot = self.smd_slot(a.lbn, a.ppn_index);
-        let ptr = self.smd[slot];
-        let mut table: Box<[u32]> = if ptr == NONE {
-            vec![NONE; self.q as usize].into_boxed_slice()
-        } else {
-            let (done, table) = hw.flash.read_oob(t, ptr);
-            t = done;
-            table
-                .expect("SMD pointer to a page without a sub-table")
-                .into()
-        };
-        let old = table[a.smt_off as usize];
-        if old != NONE {
-            self.invalidate(hw, hw.flash.block_of(old));
+            // Data and the updated sub-table go to the next page of the active block.
+            let chunk = sector_chunk(data, i, sb);
+            let at = ready.max(table.ready_ns);
+            let (ppn, page_done) =
+                hw.flash
+                    .program(at, block, sector, Some(table.entries.clone()), chunk);
+            debug_assert_eq!(ppn, new_ppn);
+            self.valid[block as usize] += 1;
+            self.smd[slot] = ppn;
+            done = done.max(page_done);
         }
-        table[a.smt_off as usize] = new_ppn;
-
-        // Data and the updated sub-table go to the next page of the active block.
-        let (ppn, done) = hw.flash.program(t, block, sector, Some(table), data);
-        debug_assert_eq!(ppn, new_ppn);
-        self.valid[block as usize] += 1;
-        self.smd[slot] = ppn;
-        done
+        done.max(ready)
     }
 
-    fn read(&mut self, hw: &mut Hardware, ready_ns: Ns, sector: u32, out: Option<&mut [u8]>) -> Ns {
-        let a = self.addr(sector);
-        let ptr = self.smd[self.smd_slot(a.lbn, a.ppn_index)];
-        let mut t = ready_ns;
-        if ptr != NONE {
-            let (done, table) = hw.flash.read_oob(t, ptr);
-            let ppn = table.expect("SMD pointer to a page without a sub-table")[a.smt_off as usize];
-            t = done;
-            if ppn != NONE {
-                let done = hw.flash.read(t, ppn);
-                if let Some(o) = out {
-                    hw.flash.load(ppn, o);
+    fn read(
+        &mut self,
+        hw: &mut Hardware,
+        ready_ns: Ns,
+        first: u32,
+        count: u32,
+        mut out: Option<&mut [u8]>,
+    ) -> Ns {
+        let sb = hw.flash.params.page_bytes as usize;
+        let mut done = ready_ns;
+        let mut table = OpenSubTable::none();
+        // A run of sectors not in the cache: (first sector, when the last of their
+        // sub-tables was known).
+        let mut run: Option<(u32, Ns)> = None;
+        for i in 0..=count {
+            let cached = if i < count {
+                let a = self.addr(first + i);
+                let slot = self.smd_slot(a.lbn, a.ppn_index);
+                if table.slot != slot {
+                    table = self.open_sub_table(hw, ready_ns, slot);
                 }
-                return done;
+                Some((table.entries[a.smt_off as usize], table.ready_ns))
+            } else {
+                None
+            };
+            match cached {
+                Some((NONE, known_ns)) => {
+                    let (from, at) = run.unwrap_or((first + i, known_ns));
+                    run = Some((from, at.max(known_ns)));
+                }
+                _ => {
+                    if let Some((from, at)) = run.take() {
+                        let (lo, hi) = ((from - first) as usize * sb, i as usize * sb);
+                        let o = out.as_deref_mut().map(|o| &mut o[lo..hi]);
+                        done = done.max(hw.disk.read_into(at, from, first + i - from, o));
+                    }
+                    let Some((ppn, known_ns)) = cached else {
+                        break;
+                    };
+                    done = done.max(hw.flash.read(known_ns, ppn));
+                    if let Some(o) = out.as_deref_mut() {
+                        hw.flash
+                            .load(ppn, &mut o[i as usize * sb..(i as usize + 1) * sb]);
+                    }
+                }
             }
-        }
-        let done = hw.disk.read(t, sector, 1);
-        if let Some(o) = out {
-            hw.disk.load(sector, o);
         }
         done
     }

@@ -1,8 +1,8 @@
 //! The sector-level mapping table Skylight and PORE share (MU-RMW §III-E: "both
 //! Skylight and PORE adopt a sector-level mapping table … P × U × 4 bytes"), and
-//! the operations both build on: mapping a programmed page, serving a read from
-//! the cache or the band, relocating a page inside the flash, and writing a band's
-//! cached sectors back with one read-modify-write.
+//! the operations both build on: mapping a programmed page, serving a read request
+//! from the cache and the bands, and writing a band's cached sectors back with one
+//! read-modify-write.
 //!
 //! What lives in controller RAM (all dense `Vec`s, indexed directly):
 //! - `map`: logical sector number → physical page number, [`NONE`] when the sector
@@ -124,46 +124,45 @@ impl SectorMap {
         done
     }
 
-    /// Copies the valid page `ppn` into the next page of `block` (page read, then
-    /// program) and remaps its sector. `buf` is a page-sized scratch buffer.
-    pub fn relocate(
-        &mut self,
+    /// Serves a read request of `count` sectors from `first`: cached sectors are
+    /// read from the flash (each on its unit, in parallel), each run of uncached
+    /// sectors from its band in one disk access. Returns when the last completes.
+    pub fn read_request(
+        &self,
         hw: &mut Hardware,
         ready_ns: Ns,
-        ppn: Ppn,
-        block: u32,
-        buf: &mut [u8],
+        first: u32,
+        count: u32,
+        mut out: Option<&mut [u8]>,
     ) -> Ns {
-        debug_assert!(self.is_valid(hw, ppn), "relocating an invalid page");
-        let sector = hw.flash.sector_tag(ppn);
-        let read_done = hw.flash.read(ready_ns, ppn);
-        let data = if self.payloads {
-            hw.flash.load(ppn, buf);
-            Some(&buf[..])
-        } else {
-            None
-        };
-        let (new, done) = hw.flash.program(read_done, block, sector, None, data);
-        self.remap(sector, new);
-        done
-    }
-
-    /// Reads one sector: from the flash if cached there, else from its band.
-    pub fn read(&self, hw: &mut Hardware, ready_ns: Ns, sector: u32, out: Option<&mut [u8]>) -> Ns {
-        let ppn = self.map[sector as usize];
-        if ppn != NONE {
-            let done = hw.flash.read(ready_ns, ppn);
-            if let Some(o) = out {
-                hw.flash.load(ppn, o);
+        let sb = hw.flash.params.page_bytes as usize;
+        let mut done = ready_ns;
+        let mut run_from: Option<u32> = None;
+        for i in 0..=count {
+            let cached = if i < count {
+                self.map[(first + i) as usize]
+            } else {
+                NONE
+            };
+            if i == count || cached != NONE {
+                if let Some(from) = run_from.take() {
+                    let (a, b) = ((from - first) as usize * sb, i as usize * sb);
+                    let o = out.as_deref_mut().map(|o| &mut o[a..b]);
+                    done = done.max(hw.disk.read_into(ready_ns, from, first + i - from, o));
+                }
+                if i == count {
+                    break;
+                }
+                done = done.max(hw.flash.read(ready_ns, cached));
+                if let Some(o) = out.as_deref_mut() {
+                    hw.flash
+                        .load(cached, &mut o[i as usize * sb..(i as usize + 1) * sb]);
+                }
+            } else if run_from.is_none() {
+                run_from = Some(first + i);
             }
-            done
-        } else {
-            let done = hw.disk.read(ready_ns, sector, 1);
-            if let Some(o) = out {
-                hw.disk.load(sector, o);
-            }
-            done
         }
+        done
     }
 
     /// The valid pages of `blocks` whose band passes `keep`, grouped by band in

@@ -37,7 +37,7 @@
 
 use super::hardware::{Hardware, NONE};
 use super::sector_map::SectorMap;
-use super::stl::Stl;
+use super::stl::{sector_chunk, Stl};
 use zonelab_engine::Ns;
 
 pub struct Skylight {
@@ -91,7 +91,7 @@ impl Skylight {
             }
         }
         self.cursor[zone as usize] = blocks.start;
-        hw.record_cleaning(start_ns, end);
+        hw.record_cleaning(start_ns, end, groups.bands.len() as u64);
         end
     }
 }
@@ -101,24 +101,45 @@ impl Stl for Skylight {
         "skylight"
     }
 
-    fn write(&mut self, hw: &mut Hardware, ready_ns: Ns, sector: u32, data: Option<&[u8]>) -> Ns {
-        let zone = self.zone_of_band(self.map.band_of(sector));
-        let mut t = ready_ns;
-        let mut block = self.cursor[zone as usize];
-        if hw.flash.next_free_page(block).is_none() {
-            // The cursor only rests on a full block when it is the zone's last.
-            t = self.clean(hw, t, zone);
-            block = self.cursor[zone as usize];
+    fn write(
+        &mut self,
+        hw: &mut Hardware,
+        ready_ns: Ns,
+        first: u32,
+        count: u32,
+        data: Option<&[u8]>,
+    ) -> Ns {
+        let sb = hw.flash.params.page_bytes as usize;
+        // Pages are issued at `ready`, or after a cleaning one of them triggered.
+        let mut ready = ready_ns;
+        let mut done = ready_ns;
+        for i in 0..count {
+            let sector = first + i;
+            let zone = self.zone_of_band(self.map.band_of(sector));
+            let mut block = self.cursor[zone as usize];
+            if hw.flash.next_free_page(block).is_none() {
+                // The cursor only rests on a full block when it is the zone's last.
+                ready = self.clean(hw, ready, zone);
+                block = self.cursor[zone as usize];
+            }
+            let chunk = sector_chunk(data, i, sb);
+            done = done.max(self.map.program(hw, ready, block, sector, chunk));
+            if hw.flash.next_free_page(block).is_none() && block + 1 < self.zone_blocks(zone).end {
+                self.cursor[zone as usize] = block + 1;
+            }
         }
-        let done = self.map.program(hw, t, block, sector, data);
-        if hw.flash.next_free_page(block).is_none() && block + 1 < self.zone_blocks(zone).end {
-            self.cursor[zone as usize] = block + 1;
-        }
-        done
+        done.max(ready)
     }
 
-    fn read(&mut self, hw: &mut Hardware, ready_ns: Ns, sector: u32, out: Option<&mut [u8]>) -> Ns {
-        self.map.read(hw, ready_ns, sector, out)
+    fn read(
+        &mut self,
+        hw: &mut Hardware,
+        ready_ns: Ns,
+        first: u32,
+        count: u32,
+        out: Option<&mut [u8]>,
+    ) -> Ns {
+        self.map.read_request(hw, ready_ns, first, count, out)
     }
 
     fn mapping_memory_bytes(&self) -> u64 {

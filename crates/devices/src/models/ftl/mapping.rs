@@ -103,6 +103,8 @@ struct Stream {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct StagedUnit {
     pub die: u32,
+    /// First slot of the program unit (program unit index = this / units per unit).
+    pub first_slot: u32,
     /// Slots that carry data; the rest of the program unit is padding.
     pub filled_units: u32,
 }
@@ -181,6 +183,9 @@ pub(crate) struct Mapping {
     state: Vec<SbState>,
     /// Per superblock: program units assigned so far (all its blocks).
     assigned_pus: Vec<u32>,
+    /// Per superblock: times it has been opened (so state kept per program unit
+    /// elsewhere, e.g. the SLC cache's, can tell a reused superblock's units apart).
+    epoch: Vec<u32>,
     /// Per block: program units assigned so far.
     write_pu: Vec<u32>,
     /// Erased superblocks (a stack; lowest index on top initially).
@@ -206,6 +211,7 @@ impl Mapping {
             valid: vec![0; sbs as usize],
             state: vec![SbState::Free; sbs as usize],
             assigned_pus: vec![0; sbs as usize],
+            epoch: vec![0; sbs as usize],
             write_pu: vec![0; (sbs * layout.dies) as usize],
             free: (0..sbs).rev().collect(),
             mapped_units: 0,
@@ -249,6 +255,18 @@ impl Mapping {
         self.streams.iter().any(|s| {
             s.staging && slot >= s.staging_first && slot < s.staging_first + s.staging_filled
         })
+    }
+
+    /// How many times superblock `sb` has been opened (see the field's docs).
+    #[inline]
+    pub fn superblock_epoch(&self, sb: u32) -> u32 {
+        self.epoch[sb as usize]
+    }
+
+    /// Logical units not mapped (never written or trimmed): the free user space.
+    #[inline]
+    pub fn unmapped_units(&self) -> u64 {
+        self.layout.logical_units as u64 - self.mapped_units
     }
 
     /// Superblocks per state: (free, open, closed, victim).
@@ -361,6 +379,7 @@ impl Mapping {
             self.state[fresh as usize] = SbState::Open;
             self.valid[fresh as usize] = 0;
             self.assigned_pus[fresh as usize] = 0;
+            self.epoch[fresh as usize] = self.epoch[fresh as usize].wrapping_add(1);
             let first_block = (fresh * l.dies) as usize;
             self.write_pu[first_block..first_block + l.dies as usize].fill(0);
             self.streams[stream].open = fresh;
@@ -424,6 +443,7 @@ impl Mapping {
         }
         let unit = StagedUnit {
             die: l.die_of_slot(s.staging_first),
+            first_slot: s.staging_first,
             filled_units: s.staging_filled,
         };
         s.staging = false;

@@ -15,7 +15,7 @@ use zonelab_engine::{LatencyHistogram, Ns, RngStreams};
 const UNIT: usize = 4096;
 
 /// Profile parameters the tests vary.
-struct Tiny {
+pub(super) struct Tiny {
     capacity_mib: u64,
     op_percent: f64,
     channels: u32,
@@ -30,7 +30,7 @@ struct Tiny {
 
 /// 32 MiB logical, 4 dies, 1 plane, 16 KiB TLC pages: program unit 48 KiB (12
 /// units), block 192 KiB (48 units), superblock 768 KiB, 55 superblocks.
-const SMALL: Tiny = Tiny {
+pub(super) const SMALL: Tiny = Tiny {
     capacity_mib: 32,
     op_percent: 28.0,
     channels: 2,
@@ -74,7 +74,7 @@ const MINI: Tiny = Tiny {
     reclaim_free_superblocks: 1,
 };
 
-fn text(t: &Tiny) -> String {
+pub(super) fn text(t: &Tiny) -> String {
     format!(
         r#"
 name = "tiny"
@@ -126,7 +126,7 @@ reclaim_ratio = 2.0
     )
 }
 
-fn build_text(text: String) -> Result<FtlSsd, ProfileError> {
+pub(super) fn build_text(text: String) -> Result<FtlSsd, ProfileError> {
     FtlSsd::from_profile(&ProfileSource {
         source_name: "tiny".into(),
         text,
@@ -138,7 +138,7 @@ fn build(t: &Tiny) -> FtlSsd {
 }
 
 /// Submits at QD1 from `*now`; advances `*now` to the completion; returns latency.
-fn run(dev: &mut FtlSsd, now: &mut Ns, cmd: Command) -> Ns {
+pub(super) fn run(dev: &mut FtlSsd, now: &mut Ns, cmd: Command) -> Ns {
     let c = dev
         .submit(*now, &cmd, Payload::SizeOnly)
         .expect("valid command");
@@ -147,7 +147,7 @@ fn run(dev: &mut FtlSsd, now: &mut Ns, cmd: Command) -> Ns {
     latency
 }
 
-fn fill_sequentially(dev: &mut FtlSsd, now: &mut Ns) {
+pub(super) fn fill_sequentially(dev: &mut FtlSsd, now: &mut Ns) {
     let cap = dev.info().capacity_blocks;
     let mut lba = 0;
     while lba < cap {
