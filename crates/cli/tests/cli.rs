@@ -4,7 +4,7 @@
 mod common;
 
 use common::{assert_clean_error, stderr, stdout, write, zonelab};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Runs `zonelab reproduce <target> --scale <scale>` twice into two directories
 /// and checks that `results.json` is byte-identical (simulation is deterministic).
