@@ -85,9 +85,13 @@ pub enum DeviceError {
         write_pointer: Lba,
         range_end: Lba,
     },
-    #[error("zone {zone}: {command} needs a zone with a ZRWA (open it with ZRWA allocation first)")]
+    #[error(
+        "zone {zone}: {command} needs a zone with a ZRWA (open it with ZRWA allocation first)"
+    )]
     NoZrwa { zone: u32, command: &'static str },
-    #[error("zone {zone}: zone append is not allowed on a zone with a ZRWA (invalid zone operation)")]
+    #[error(
+        "zone {zone}: zone append is not allowed on a zone with a ZRWA (invalid zone operation)"
+    )]
     ZrwaAppend { zone: u32 },
     #[error("zone {zone}: ZRWA flush up to LBA {lba} is outside the ZRWA [{write_pointer}, {window_end})")]
     ZrwaFlushRange {

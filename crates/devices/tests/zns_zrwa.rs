@@ -74,7 +74,10 @@ fn overwrites_in_the_window_are_absorbed_and_only_committed_data_is_programmed()
     assert_eq!(counter(d.as_ref(), "zrwa_implicit_flushes"), 0);
     // 6 MiB committed = four whole 1.5 MiB stripe rows: programmed, nothing more.
     assert_eq!(s.media_write_bytes, 6 << 20);
-    assert_eq!(d.report_zones(0, 1).unwrap()[0].write_pointer, 6 * MIB_BLOCKS);
+    assert_eq!(
+        d.report_zones(0, 1).unwrap()[0].write_pointer,
+        6 * MIB_BLOCKS
+    );
     assert!(d.report_zones(0, 1).unwrap()[0].zrwa);
 }
 

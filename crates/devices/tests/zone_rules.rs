@@ -5,8 +5,8 @@
 
 use proptest::prelude::*;
 use zonelab_devices::command::{Command, Payload, ZoneAction};
-use zonelab_devices::zoned::{ZoneDescriptor, ZoneLayout, ZoneSet, ZoneState, ZoneType, ZoneWrite};
 use zonelab_devices::zoned::zrwa::Committed;
+use zonelab_devices::zoned::{ZoneDescriptor, ZoneLayout, ZoneSet, ZoneState, ZoneType, ZoneWrite};
 use zonelab_devices::{open_device, Device, DeviceError};
 
 // ---------------------------------------------------------------------------

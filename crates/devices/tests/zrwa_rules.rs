@@ -86,12 +86,24 @@ fn a_write_into_the_implicit_flush_range_commits_in_flush_granules() {
     s.write(0, 3).unwrap();
     // Ends at 9: one block past the ZRWA [0, 8) -> flush 2 (the granule).
     let w = s.write(8, 1).unwrap();
-    assert_eq!(w.committed, Committed { blocks: 2, holes: 0 });
+    assert_eq!(
+        w.committed,
+        Committed {
+            blocks: 2,
+            holes: 0
+        }
+    );
     assert_eq!(s.write_pointer(0), 2);
     // Ends at 16 (the end of the flush range): flush to 8; blocks 3..7 were
     // never written (holes), block 2 was.
     let w = s.write(15, 1).unwrap();
-    assert_eq!(w.committed, Committed { blocks: 6, holes: 5 });
+    assert_eq!(
+        w.committed,
+        Committed {
+            blocks: 6,
+            holes: 5
+        }
+    );
     assert_eq!(s.write_pointer(0), 8);
     // Beyond wp + 2 * zrwas is a zone invalid write.
     assert_eq!(
@@ -182,7 +194,11 @@ fn allocation_needs_a_free_resource_and_an_aligned_write_pointer() {
             limit: NUMZRWA
         })
     );
-    assert_eq!(s.state(3), ZoneState::Empty, "a refused open changes nothing");
+    assert_eq!(
+        s.state(3),
+        ZoneState::Empty,
+        "a refused open changes nothing"
+    );
     // Reset and finish give resources back.
     s.zrwa_flush(start(0) + 1).unwrap();
     s.reset(start(0)).unwrap();
@@ -576,10 +592,20 @@ impl Model {
 #[derive(Debug, Clone, Copy)]
 enum Op {
     /// A write at `wp + delta` (delta may be negative) of `blocks`.
-    Write { zone: u32, delta: i64, blocks: u32 },
-    Append { zone: u32, blocks: u32 },
+    Write {
+        zone: u32,
+        delta: i64,
+        blocks: u32,
+    },
+    Append {
+        zone: u32,
+        blocks: u32,
+    },
     /// Flush up to `wp + delta`.
-    Flush { zone: u32, delta: i64 },
+    Flush {
+        zone: u32,
+        delta: i64,
+    },
     OpenZrwa(u32),
     Open(u32),
     Close(u32),
@@ -721,9 +747,21 @@ fn run(ops: &[Op]) -> Result<Coverage, TestCaseError> {
         prop_assert_eq!(&got, &want, "step {}: {:?}", step, op);
         cov.rejected += got.is_err() as u64;
         if got.is_err() {
-            prop_assert_eq!(&snapshot(&s), &before, "step {}: rejected {:?} changed zones", step, op);
+            prop_assert_eq!(
+                &snapshot(&s),
+                &before,
+                "step {}: rejected {:?} changed zones",
+                step,
+                op
+            );
         }
-        prop_assert_eq!(snapshot(&s), model_snapshot(&m), "step {}: after {:?}", step, op);
+        prop_assert_eq!(
+            snapshot(&s),
+            model_snapshot(&m),
+            "step {}: after {:?}",
+            step,
+            op
+        );
         prop_assert_eq!(s.zrwa_in_use(), m.in_use(), "step {}: resources", step);
         prop_assert!(s.zrwa_in_use() <= NUMZRWA);
         // No uncommitted data ever lies past the ZRWA.

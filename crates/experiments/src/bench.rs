@@ -225,12 +225,12 @@ fn submit(
         _ => device.submit(at, cmd, Payload::SizeOnly),
     }
     .map(|c| c.done_ns)
-        .map_err(|source| BenchError::Device {
-            job,
-            command: cmd.name(),
-            lba,
-            source,
-        })
+    .map_err(|source| BenchError::Device {
+        job,
+        command: cmd.name(),
+        lba,
+        source,
+    })
 }
 
 /// Idle time between preconditioning and the measured run, as between two fio runs:

@@ -358,23 +358,23 @@ pub fn run_replay<S: RecordSource>(
             None => device.submit(at, cmd, Payload::SizeOnly),
         }
         .map(|c| c.done_ns)
-                .map_err(|source| {
-                    let (lba, blocks) = match *cmd {
-                        Command::Read { lba, blocks }
-                        | Command::Write { lba, blocks }
-                        | Command::Trim { lba, blocks } => (lba, blocks as u64),
-                        _ => (0, 0),
-                    };
-                    ReplayError::Device {
-                        path: path.clone(),
-                        line,
-                        command: cmd.name(),
-                        lba,
-                        blocks,
-                        source,
-                    }
-                })
-        };
+        .map_err(|source| {
+            let (lba, blocks) = match *cmd {
+                Command::Read { lba, blocks }
+                | Command::Write { lba, blocks }
+                | Command::Trim { lba, blocks } => (lba, blocks as u64),
+                _ => (0, 0),
+            };
+            ReplayError::Device {
+                path: path.clone(),
+                line,
+                command: cmd.name(),
+                lba,
+                blocks,
+                source,
+            }
+        })
+    };
     let class_of = |cmd: &Command| match cmd {
         Command::Read { .. } => OpClass::Read,
         Command::Write { .. } => OpClass::Write,

@@ -431,7 +431,10 @@ impl ZnsSsd {
     fn zrwa_window_summary(&self, zone: u32) -> (u64, u64) {
         let wp = self.zones.write_pointer(zone);
         let data_end = self.zones.data_end(zone);
-        (data_end, data_end - wp - self.zones.zrwa_written_blocks(zone))
+        (
+            data_end,
+            data_end - wp - self.zones.zrwa_written_blocks(zone),
+        )
     }
 
     /// Programs every complete stripe row of `zone` below its write pointer.
@@ -511,7 +514,9 @@ impl ZnsSsd {
             ZoneAction::Close => self.zones.close(zone_lba)?,
             ZoneAction::Finish => {
                 // Data in a ZRWA is committed by the finish: it counts as written.
-                let zone = self.zones.zone_of(zone_lba.min(self.zones.capacity_blocks() - 1));
+                let zone = self
+                    .zones
+                    .zone_of(zone_lba.min(self.zones.capacity_blocks() - 1));
                 let (data_end, window_holes) = self.zrwa_window_summary(zone);
                 let padded = self.zones.finish(zone_lba)?;
                 if window_holes > 0 {
@@ -538,7 +543,9 @@ impl ZnsSsd {
                 self.stats.zone_finishes += 1;
             }
             ZoneAction::Reset => {
-                let zone = self.zones.zone_of(zone_lba.min(self.zones.capacity_blocks() - 1));
+                let zone = self
+                    .zones
+                    .zone_of(zone_lba.min(self.zones.capacity_blocks() - 1));
                 let buffered = self.buffered_blocks_of(zone);
                 let written = self.zones.reset(zone_lba)?;
                 let programmed = self.programmed_blocks[zone as usize];

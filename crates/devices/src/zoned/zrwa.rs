@@ -85,7 +85,10 @@ impl ZrwaWindow {
     /// written before (the rest are overwrites). The range must lie in the window.
     pub fn mark_written(&mut self, offset: u64, blocks: u64) -> u64 {
         let mut fresh = 0;
-        for w in self.written.range_mut(offset as usize..(offset + blocks) as usize) {
+        for w in self
+            .written
+            .range_mut(offset as usize..(offset + blocks) as usize)
+        {
             if !*w {
                 *w = true;
                 fresh += 1;
@@ -137,7 +140,13 @@ mod tests {
         assert_eq!(w.written_blocks(), 4);
         assert_eq!(w.written_end_offset(), 6);
         let c = w.commit(4);
-        assert_eq!(c, Committed { blocks: 4, holes: 2 });
+        assert_eq!(
+            c,
+            Committed {
+                blocks: 4,
+                holes: 2
+            }
+        );
         assert_eq!(w.written_blocks(), 2);
         assert!(w.is_written(0) && w.is_written(1) && !w.is_written(2));
     }

@@ -5,13 +5,13 @@
 
 use super::{ProgressSink, ReproduceError};
 use crate::reproduce_result::{round_sig, Claim, Figure, Series};
+use std::cell::RefCell;
 use zonelab_devices::{open_device, Command, Device, Payload};
 use zonelab_engine::{RngStreams, GIB, KIB, MIB, NS_PER_S};
 use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserRequest};
 use zonelab_systems::mios::profiler::ProfiledParams;
 use zonelab_systems::mios::ssd_threshold::threshold_from_run;
 use zonelab_systems::mios::{profile, ProfileConfig};
-use std::cell::RefCell;
 use zonelab_workloads::pangu::{chunk_file_bytes, PanguNode, PanguTrace, PANGU_TABLE_1};
 use zonelab_workloads::trace::TraceOp;
 
