@@ -52,6 +52,9 @@
 
 #[path = "ftl/fdp.rs"]
 mod fdp;
+#[cfg(test)]
+#[path = "ftl/fdp_tests.rs"]
+mod fdp_tests;
 #[path = "ftl/gc.rs"]
 mod gc;
 #[path = "ftl/mapping.rs"]
@@ -61,9 +64,6 @@ mod slc_cache;
 #[cfg(test)]
 #[path = "ftl/slc_tests.rs"]
 mod slc_tests;
-#[cfg(test)]
-#[path = "ftl/fdp_tests.rs"]
-mod fdp_tests;
 #[cfg(test)]
 #[path = "ftl/tests.rs"]
 mod tests;
@@ -75,10 +75,10 @@ use crate::block_store::BlockStore;
 use crate::command::{Command, Completion, Payload};
 use crate::device::{check_block_range, check_payload, Device, DeviceInfo, DeviceStats};
 use crate::error::DeviceError;
-use crate::profile::{parse_as, ProfileError, ProfileSource, Validator};
 use crate::fdp::FdpReport;
-use fdp::FdpState;
+use crate::profile::{parse_as, ProfileError, ProfileSource, Validator};
 pub use fdp::FdpSection;
+use fdp::FdpState;
 use gc::{Collector, GcOutcome, GcParams};
 use mapping::{Layout, Mapping, HOST, HOST_AND_GC, NONE};
 use serde::Deserialize;
@@ -355,9 +355,10 @@ impl FtlSsd {
         let host_streams = fdp_layout
             .as_ref()
             .map_or(1, |l| l.groups as usize * l.handles.len());
-        let fdp = p.fdp.as_ref().map(|section| {
-            FdpState::new(section, units_per_superblock * UNIT_BYTES)
-        });
+        let fdp = p
+            .fdp
+            .as_ref()
+            .map(|section| FdpState::new(section, units_per_superblock * UNIT_BYTES));
         Ok(Self {
             info,
             flash: FlashArray::new(geometry, f.timings()),
@@ -794,9 +795,7 @@ impl Device for FtlSsd {
     }
 
     fn fdp(&self) -> Option<FdpReport> {
-        self.fdp
-            .as_ref()
-            .map(|f| f.report(&self.map, UNIT_BYTES))
+        self.fdp.as_ref().map(|f| f.report(&self.map, UNIT_BYTES))
     }
 
     fn fdp_update(&mut self, now_ns: Ns, placement_ids: &[u16]) -> Result<Completion, DeviceError> {

@@ -140,7 +140,9 @@ impl Collector {
             staged_ready_ns: vec![0; map.stream_count()],
             gc_streams,
             relocations: Vec::new(),
-            pending: Vec::with_capacity((l.units_per_program_unit + l.units_per_read_group) as usize),
+            pending: Vec::with_capacity(
+                (l.units_per_program_unit + l.units_per_read_group) as usize,
+            ),
             pending_ready_ns: 0,
         }
     }

@@ -283,7 +283,12 @@ impl Mapping {
             epoch: vec![0; sbs as usize],
             write_pu: vec![0; (sbs / layout.groups * layout.dies) as usize],
             free: (0..layout.groups)
-                .map(|g| (0..sbs).rev().filter(|sb| sb % layout.groups == g).collect())
+                .map(|g| {
+                    (0..sbs)
+                        .rev()
+                        .filter(|sb| sb % layout.groups == g)
+                        .collect()
+                })
                 .collect(),
             mapped_units: 0,
             buckets: (0..layout.groups)
@@ -764,8 +769,7 @@ impl Mapping {
         let stacked: usize = self.free.iter().map(|f| f.len()).sum();
         for (g, f) in self.free.iter().enumerate() {
             if let Some(&sb) = f.iter().find(|&&sb| {
-                self.state[sb as usize] != SbState::Free
-                    || l.group_of_superblock(sb) != g as u32
+                self.state[sb as usize] != SbState::Free || l.group_of_superblock(sb) != g as u32
             }) {
                 return Err(format!(
                     "free stack of group {g} holds superblock {sb} ({:?}, group {})",
