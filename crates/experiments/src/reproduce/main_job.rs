@@ -79,6 +79,12 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         scale: 1.0,
         measured_wall_s: 0.2,
     },
+    DefaultScale {
+        target: "placement",
+        paper: "ZoneLab's own: conventional vs FDP 1/2/4/8 handles (issue 20)",
+        scale: 0.05,
+        measured_wall_s: 0.0,
+    },
 ];
 
 /// The default-scale entry of `target`.

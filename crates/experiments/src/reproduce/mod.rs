@@ -18,6 +18,8 @@ mod mu_rmw;
 mod mu_rmw_runs;
 mod mu_rmw_sensitivity;
 mod outputs;
+mod placement;
+mod placement_runs;
 mod znsage;
 pub mod znsage_runs;
 
@@ -85,6 +87,7 @@ pub fn targets() -> Vec<Box<dyn Target>> {
         Box::new(hhzs::HhzsTarget),
         Box::new(znsage::ZnsageTarget),
         Box::new(conzone::ConZoneTarget),
+        Box::new(placement::PlacementTarget),
     ]
 }
 

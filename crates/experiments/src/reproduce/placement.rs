@@ -1,0 +1,171 @@
+//! Target `placement` (issue 20; ZoneLab's own experiment, docs/placement.md): the
+//! same flash array behind a conventional FTL and behind NVMe Flexible Data
+//! Placement with 1, 2, 4 and 8 reclaim unit handles, under a multi-tenant mix of
+//! sequential and random writers (`placement_runs.rs`). Write amplification,
+//! throughput, p99 write latency and erases per interface, and the relations the
+//! FDP literature leads one to expect, checked as claims.
+
+use super::placement_runs::{mix_run, Interface, MixResult};
+use super::{ProgressSink, ReproduceError, RunOptions, Target};
+use crate::reproduce_result::{round_sig, Claim, Figure, ReproduceResult, Series};
+
+pub struct PlacementTarget;
+
+/// Mixed writes measured after the fill, as a multiple of the logical capacity.
+const WRITE_FACTOR: f64 = 2.0;
+
+const INTERFACES: [Interface; 5] = [
+    Interface::Conventional,
+    Interface::Fdp { handles: 1 },
+    Interface::Fdp { handles: 2 },
+    Interface::Fdp { handles: 4 },
+    Interface::Fdp { handles: 8 },
+];
+
+impl Target for PlacementTarget {
+    fn name(&self) -> &'static str {
+        "placement"
+    }
+
+    fn description(&self) -> &'static str {
+        "Placement interfaces on one flash array: conventional FTL vs NVMe FDP with 1/2/4/8 handles under a multi-tenant sequential + random mix (WAF, throughput, p99, erases)"
+    }
+
+    fn scale_range(&self) -> (f64, f64) {
+        // Below 0.02 the reclaim units get too few for 8 handles' open units.
+        (0.02, 1.0)
+    }
+
+    fn run(
+        &self,
+        opts: &RunOptions,
+        progress: &mut dyn ProgressSink,
+    ) -> Result<ReproduceResult, ReproduceError> {
+        let total = INTERFACES.len() as u64;
+        let mut rows = Vec::new();
+        for (i, &interface) in INTERFACES.iter().enumerate() {
+            progress.step(i as u64, total, &interface.label());
+            rows.push(
+                mix_run(interface, opts.scale, WRITE_FACTOR, opts.seed)
+                    .map_err(|e| ReproduceError::Run(format!("{}: {e}", interface.label())))?,
+            );
+        }
+        progress.step(total, total, "done");
+        Ok(ReproduceResult {
+            target: self.name().to_string(),
+            scale: opts.scale,
+            seed: opts.seed,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            claims: claims(&rows),
+            figures: figures(&rows),
+            notes: notes(&rows),
+        })
+    }
+}
+
+fn waf(rows: &[MixResult], interface: Interface) -> f64 {
+    rows.iter()
+        .find(|r| r.interface == interface)
+        .map_or(f64::NAN, |r| r.waf)
+}
+
+/// The expected relations (docs/placement.md gives the sources).
+fn claims(rows: &[MixResult]) -> Vec<Claim> {
+    let conv = waf(rows, Interface::Conventional);
+    let fdp = |handles| waf(rows, Interface::Fdp { handles });
+    vec![
+        Claim::within(
+            "placement.fdp1_over_conventional_waf",
+            "FDP with one handle places data as the conventional FTL does (one host and one GC frontier): WAF ratio 1",
+            1.0,
+            fdp(1) / conv,
+            "ratio",
+            0.02,
+        ),
+        Claim::at_least(
+            "placement.conventional_over_fdp2_waf",
+            "Separating the sequential tenants from the random ones (2 handles) lowers device WAF (Allison et al., EuroSys 2025: FDP lowers CacheLib's DLWA)",
+            1.0,
+            conv / fdp(2),
+            "ratio",
+        ),
+        Claim::in_range(
+            "placement.fdp2_waf",
+            "With lifetimes segregated by handle, device WAF approaches 1 (Allison et al., EuroSys 2025: DLWA ~1 with FDP)",
+            1.0,
+            1.1,
+            fdp(2),
+            "WAF",
+        ),
+        Claim::within(
+            "placement.fdp8_over_fdp2_waf",
+            "Handles beyond the workload's lifetime classes change little: 8 handles (one per tenant) vs 2 (sequential / random)",
+            1.0,
+            fdp(8) / fdp(2),
+            "ratio",
+            0.05,
+        ),
+    ]
+}
+
+fn figures(rows: &[MixResult]) -> Vec<Figure> {
+    let categories: Vec<String> = rows.iter().map(|r| r.interface.label()).collect();
+    let bar = |id: &str, title: &str, unit: &str, f: &dyn Fn(&MixResult) -> f64| {
+        Figure::bar(
+            id,
+            title,
+            "interface",
+            unit,
+            categories.clone(),
+            vec![Series {
+                name: unit.to_string(),
+                points: rows
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (i as f64, round_sig(f(r))))
+                    .collect(),
+            }],
+        )
+    };
+    vec![
+        bar(
+            "waf",
+            "Device write amplification, multi-tenant mix",
+            "WAF",
+            &|r| r.waf,
+        ),
+        bar(
+            "throughput",
+            "Write throughput, multi-tenant mix (QD 8)",
+            "MiB/s",
+            &|r| r.throughput_mib_s,
+        ),
+        bar("p99_write", "p99 write latency", "us", &|r| r.p99_write_us),
+        bar(
+            "erases",
+            "Block erases during the measured writes",
+            "erases",
+            &|r| r.erases as f64,
+        ),
+    ]
+}
+
+fn notes(rows: &[MixResult]) -> Vec<String> {
+    let mut notes = vec![
+        format!("Mix: 8 tenants on the zn540-fdp flash (scaled capacity and reclaim unit); even tenants write 90% of the space sequentially in 128 KiB requests, odd ones 10% of it with random 4 KiB writes; half the bytes go to each side; the whole space is filled once, then {WRITE_FACTOR}x the capacity is written and measured. Under FDP tenant t writes with placement identifier t mod handles."),
+        "ZNS and the LSM-tree workload (b) of issue 20 are not in this target yet (docs/placement.md, 'Not done').".to_string(),
+    ];
+    for r in rows {
+        notes.push(format!(
+            "{}: WAF {:.3}, {:.0} MiB/s, p99 {:.0} us, {} erases, {:.0} MiB copied by GC, {} media-reallocated events",
+            r.interface.label(),
+            r.waf,
+            r.throughput_mib_s,
+            r.p99_write_us,
+            r.erases,
+            r.gc_copied_mib,
+            r.media_reallocated_events
+        ));
+    }
+    notes
+}
