@@ -74,8 +74,9 @@ pub struct MixResult {
 }
 
 /// The `zn540-fdp` profile at `scale` for `interface`: capacity scales with
-/// `scale`, and the flash block (so the reclaim unit) with it, so every scale has
-/// the same ~370 reclaim units and GC sees the same geometry relative to the data.
+/// `scale`, and the flash block (so the reclaim unit) with it in whole TLC word
+/// lines, so every scale keeps hundreds of reclaim units for GC to choose from
+/// (341 at scale 1, 437 at 0.02; docs/placement.md).
 pub fn profile_text(interface: Interface, scale: f64) -> String {
     let base = include_str!("../../../../profiles/zn540-fdp.toml");
     let capacity_mib = (CAPACITY_MIB_AT_1 * scale).round().max(64.0) as u64;
@@ -232,7 +233,7 @@ pub fn mix_run(
             Ok(Some(submit(dev, now, &cmd, tenants[t].pid)?))
         };
     for _ in 0..QUEUE_DEPTH {
-        if let Some(done) = next(start_ns, dev, &mut issued_bytes)? {
+        if let Some(done) = next(start_ns, &mut *dev, &mut issued_bytes)? {
             queue.schedule(done, start_ns);
         }
     }
@@ -240,7 +241,7 @@ pub fn mix_run(
     while let Some((now, submitted)) = queue.pop() {
         hist.record(now - submitted);
         end_ns = now;
-        if let Some(done) = next(now, dev, &mut issued_bytes)? {
+        if let Some(done) = next(now, &mut *dev, &mut issued_bytes)? {
             queue.schedule(done, now);
         }
     }
