@@ -135,7 +135,11 @@ fn the_main_job_pages_render_link_and_plot_in_a_browser() {
         .filter(|e| e.path().join("results.json").exists())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(targets.len(), 7, "{targets:?}");
+    assert_eq!(
+        targets.len(),
+        zonelab_experiments::reproduce::targets().len(),
+        "{targets:?}"
+    );
     for t in &targets {
         let v: serde_json::Value =
             serde_json::from_slice(&std::fs::read(out.join(t).join("results.json")).unwrap())

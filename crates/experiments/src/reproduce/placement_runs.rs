@@ -27,9 +27,9 @@ pub const TENANTS: u32 = 8;
 /// Share of the logical space the random tenants' ranges take together (CacheLib
 /// production configurations give BigHash a few percent of the cache; 10% here).
 pub const RANDOM_SPACE_SHARE: f64 = 0.10;
-/// Share of the written bytes that goes to the random tenants (half: the hot
-/// small-object region takes as many bytes as the log in the CacheLib traces'
-/// shape).
+/// Share of the written bytes that goes to the random tenants in the main runs
+/// (half: the hot small-object region takes as many bytes as the log; the
+/// ablation runs 0 and 1).
 pub const RANDOM_BYTE_SHARE: f64 = 0.5;
 /// Request sizes: sequential tenants 128 KiB, random ones 4 KiB.
 const SEQ_BLOCKS: u32 = 32;
@@ -196,6 +196,7 @@ pub fn mix_run(
     interface: Interface,
     scale: f64,
     write_factor: f64,
+    random_byte_share: f64,
     seed: u64,
 ) -> Result<MixResult, String> {
     let mut dev = build(&ProfileSource {
@@ -218,7 +219,8 @@ pub fn mix_run(
     let mut queue: EventQueue<Ns> = EventQueue::with_capacity(QUEUE_DEPTH);
     queue.advance_to(start_ns);
     let mut issued_bytes = 0;
-    let random_request_per_2_20 = (random_request_chance() * (1u64 << 20) as f64) as u64;
+    let random_request_per_2_20 =
+        (random_request_chance(random_byte_share) * (1u64 << 20) as f64) as u64;
     let mut next =
         |now: Ns, dev: &mut dyn Device, issued: &mut u64| -> Result<Option<Ns>, String> {
             if *issued >= budget_bytes {
@@ -261,9 +263,12 @@ pub fn mix_run(
 }
 
 /// The chance that a request goes to a random tenant which gives the random
-/// tenants [`RANDOM_BYTE_SHARE`] of the bytes, requests being 4 KiB there and
-/// 128 KiB on the sequential side: share / (share + (1 − share) / 32).
-fn random_request_chance() -> f64 {
+/// tenants `share` of the bytes, requests being 4 KiB there and 128 KiB on the
+/// sequential side: share / (share + (1 − share) / 32).
+fn random_request_chance(share: f64) -> f64 {
     let per_request = (SEQ_BLOCKS / RAND_BLOCKS) as f64;
-    RANDOM_BYTE_SHARE / (RANDOM_BYTE_SHARE + (1.0 - RANDOM_BYTE_SHARE) / per_request)
+    if share <= 0.0 {
+        return 0.0;
+    }
+    share / (share + (1.0 - share) / per_request)
 }
