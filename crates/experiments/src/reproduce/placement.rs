@@ -165,7 +165,7 @@ fn notes(rows: &[MixResult], ablation: &[MixResult; 2]) -> Vec<String> {
     let [seq_only, rand_only] = ablation;
     let predicted = (1.0 - RANDOM_BYTE_SHARE) * seq_only.waf + RANDOM_BYTE_SHARE * rand_only.waf;
     notes.push(format!(
-        "Ablation (fdp-2): sequential tenants alone WAF {:.3}, random tenants alone WAF {:.3}; their byte-weighted sum {:.3} vs the mix's {:.3}: what FDP cannot remove is the random tenants' own GC.",
+        "Ablation (fdp-2): sequential tenants alone WAF {:.3}, random tenants alone WAF {:.3}; their byte-weighted sum {:.3} vs the mix's {:.3} (docs/placement.md discusses the difference).",
         seq_only.waf,
         rand_only.waf,
         predicted,
