@@ -12,6 +12,26 @@ fi
 # Debian's headless chromium; install it when missing.
 bash scripts/install-chromium.sh
 cargo test --workspace --locked "$@"
+# The Python package (python/, docs/python.md): builds its wheel into a venv under
+# the target dir (Python deps from PyPI: python/requirements-test.txt) and runs its
+# pytest tests against the CLI, Ray ones on a local Ray. ZONELAB_SKIP_PYTHON=1 skips.
+if [ "${ZONELAB_SKIP_PYTHON:-0}" != 1 ]; then
+  python_started_s=$SECONDS
+  bash scripts/python-test.sh
+  echo "scripts/test.sh: the Python part took $((SECONDS - python_started_s)) s"
+fi
+# The fio engine and the NBD server with Debian's tools (integrations/fio,
+# integrations/nbd; docs/fio.md, docs/nbd.md): installs fio, libnbd-bin and the
+# engine's build dependencies if missing (as root), builds libzonelab_fio.so against
+# Debian's fio 3.33 source package, runs fio on zn540 (zonemode=zbd) and
+# ssd-conventional (verify), and nbdcopy, nbdinfo and fio's nbd engine against
+# `zonelab serve --nbd`, including a kill -9 and restart (about a minute).
+# ZONELAB_SKIP_FIO_NBD=1 skips them.
+if [ "${ZONELAB_SKIP_FIO_NBD:-0}" != 1 ]; then
+  bash integrations/fio/install-deps.sh
+  bash integrations/fio/smoke.sh
+  bash integrations/nbd/smoke.sh
+fi
 # The RocksDB plugin (integrations/rocksdb, docs/rocksdb.md): installs Debian's
 # librocksdb-dev and rocksdb-tools if missing (as root), builds the plugin, runs Debian's
 # db_bench on hhzs:// (smoke test, under a minute) and the kill -9 crash test (under two

@@ -10,6 +10,31 @@
 #include <stdlib.h>
 
 /*
+ Read `blocks` blocks from `lba` into `buf`.
+ */
+#define ZL_OP_READ 0
+
+/*
+ Write `blocks` blocks from `buf` at `lba`.
+ */
+#define ZL_OP_WRITE 1
+
+/*
+ Trim `blocks` blocks from `lba` (block devices).
+ */
+#define ZL_OP_TRIM 2
+
+/*
+ Flush (`lba`, `blocks`, `buf` unused).
+ */
+#define ZL_OP_FLUSH 3
+
+/*
+ Zone append of `blocks` blocks from `buf` to the zone starting at `lba`.
+ */
+#define ZL_OP_APPEND 4
+
+/*
  File kind: a write-ahead log (RocksDB `*.log`) or any other non-SST file.
  */
 #define ZL_FILE_WAL 1
@@ -196,6 +221,31 @@ typedef struct ZlZone {
   uint64_t write_pointer;
 } ZlZone;
 
+/*
+ A request submitted with `zl_submit_nowait`: modelled (virtual) times, the
+ LBA written, and the wall-clock deadline it completes at.
+ */
+typedef struct ZlCompletion {
+  /*
+   Virtual time the request reached the model (ns).
+   */
+  uint64_t submit_ns;
+  /*
+   Virtual time the model completed it (ns); `done_ns - submit_ns` is the
+   modelled latency.
+   */
+  uint64_t done_ns;
+  /*
+   First LBA touched; for an append, where the data landed.
+   */
+  uint64_t lba;
+  /*
+   Wall-clock completion on the `zl_clock_ns` clock (ns since the device was
+   opened).
+   */
+  uint64_t deadline_ns;
+} ZlCompletion;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -219,6 +269,22 @@ int32_t zl_open(const char *profile,
                 const char *backing_path,
                 double time_dilation,
                 struct ZlDevice **out);
+
+/*
+ `zl_open` with scaled-down zones: a zoned profile (`zns-ssd`, `hm-smr-hdd`)
+ gets zones of `zone_capacity_mib` MiB (a ZNS zone size becomes the next power
+ of two), keeping every timing parameter of the profile, so short runs wrap
+ and reset zones. `zone_capacity_mib` 0 keeps the profile's zones; other
+ models with a non-zero value fail with `ZL_ERR_PROFILE`.
+
+ # Safety
+ As `zl_open`.
+ */
+int32_t zl_open_scaled(const char *profile,
+                       const char *backing_path,
+                       double time_dilation,
+                       uint64_t zone_capacity_mib,
+                       struct ZlDevice **out);
 
 /*
  Saves the zone states (with a backing file), then frees the device. NULL is
@@ -350,6 +416,75 @@ int32_t zl_append(const struct ZlDevice *dev,
  `dev` is a valid handle.
  */
 int32_t zl_flush(const struct ZlDevice *dev);
+
+/*
+ Trim (deallocate) `blocks` blocks from `lba`: a block device forgets them (an
+ FTL SSD drops the mapping, so GC copies less); they read as zeros afterwards
+ with a backing file. Zoned devices refuse it (`ZL_ERR_UNSUPPORTED`): reset
+ the zone instead.
+
+ # Safety
+ `dev` is a valid handle.
+ */
+int32_t zl_trim(const struct ZlDevice *dev, uint64_t lba, uint32_t blocks);
+
+/*
+ Submits one request (`ZL_OP_*`) without waiting for its modelled completion
+ and fills `*out` (virtual submit and completion times, the LBA written —
+ for an append, where the data landed — and the wall-clock deadline on the
+ `zl_clock_ns` clock). `len` must be `blocks × block_bytes` for reads, writes
+ and appends, and is ignored (as is `buf`) for trim and flush. Rule violations
+ return their status at once and `*out` is zeroed.
+
+ # Safety
+ `dev` is a valid handle; `buf` points to `len` bytes (writable for a read);
+ `out` is a valid pointer.
+ */
+int32_t zl_submit_nowait(const struct ZlDevice *dev,
+                         uint32_t op,
+                         uint64_t lba,
+                         uint32_t blocks,
+                         void *buf,
+                         size_t len,
+                         struct ZlCompletion *out);
+
+/*
+ `*now_ns` = wall-clock nanoseconds since `dev` was opened (monotonic).
+
+ # Safety
+ `dev` is a valid handle; `now_ns` is a valid pointer.
+ */
+int32_t zl_clock_ns(const struct ZlDevice *dev, uint64_t *now_ns);
+
+/*
+ Blocks until `zl_clock_ns` reaches `deadline_ns` (at once if it has): sleeps,
+ then spins the last 200 µs, as the blocking calls do.
+
+ # Safety
+ `dev` is a valid handle.
+ */
+int32_t zl_wait_until(const struct ZlDevice *dev, uint64_t deadline_ns);
+
+/*
+ The device's report as one NUL-terminated JSON object: `kind` (the caller's
+ name for itself, e.g. "fio"; NULL gives "capi"), `device`, `time_dilation`,
+ `backing_file`, modelled `start_ns`/`end_ns`/`duration_ns`, `wall_s`,
+ `ops`, `bytes`, `throughput_mib_s`, `iops`, `read`/`write`/`trim` {`ops`,
+ `bytes`, `latency`}, `flushes`, `host_zone_resets`, `zone_management`,
+ `errors` {`count`, `by_command`, `first`} and the model's `device_stats`
+ (WAF, GC, erases, zone resets, utilisation, counters). Buffer protocol as
+ `zl_fs_stats_json`: `*needed` = bytes required (NUL included); nothing is
+ written when that exceeds `cap`.
+
+ # Safety
+ `dev` is a valid handle; `kind` is NULL or a NUL-terminated string; `buf`
+ has `cap` writable bytes (NULL if `cap` is 0); `needed` is a valid pointer.
+ */
+int32_t zl_stats_json(const struct ZlDevice *dev,
+                      const char *kind,
+                      char *buf,
+                      uint64_t cap,
+                      uint64_t *needed);
 
 /*
  Opens, creating or recovering, an HHZS zone file store described by the TOML

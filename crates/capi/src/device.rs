@@ -10,19 +10,22 @@ use crate::status::{guard, Failure};
 use crate::types::{ZlDeviceInfo, ZlZone};
 use std::ffi::{c_char, c_void, CStr};
 use std::path::PathBuf;
+use zonelab_devices::profile::find_profile;
 use zonelab_devices::{Command, Payload, ZoneAction};
-use zonelab_emulation::{EmulatedDevice, EmulationConfig};
+use zonelab_emulation::{
+    open_send_source, with_zone_capacity_mib, EmulatedDevice, EmulationConfig, EmulationError,
+};
 
 /// An open emulated device (opaque to C).
 pub struct ZlDevice {
-    emu: EmulatedDevice,
+    pub(crate) emu: EmulatedDevice,
 }
 
 /// A non-NULL, UTF-8 C string argument, or `None` for NULL.
 ///
 /// # Safety
 /// `p` is NULL or a NUL-terminated string.
-unsafe fn opt_str<'a>(p: *const c_char, what: &str) -> Result<Option<&'a str>, Failure> {
+pub(crate) unsafe fn opt_str<'a>(p: *const c_char, what: &str) -> Result<Option<&'a str>, Failure> {
     if p.is_null() {
         return Ok(None);
     }
@@ -34,7 +37,7 @@ unsafe fn opt_str<'a>(p: *const c_char, what: &str) -> Result<Option<&'a str>, F
 
 /// # Safety
 /// `dev` is NULL or a handle from `zl_open` not yet closed.
-unsafe fn device<'a>(dev: *const ZlDevice) -> Result<&'a ZlDevice, Failure> {
+pub(crate) unsafe fn device<'a>(dev: *const ZlDevice) -> Result<&'a ZlDevice, Failure> {
     dev.as_ref()
         .ok_or_else(|| Failure::invalid("device handle is NULL"))
 }
@@ -59,25 +62,57 @@ pub unsafe extern "C" fn zl_open(
     time_dilation: f64,
     out: *mut *mut ZlDevice,
 ) -> i32 {
-    guard(|| {
-        let out = out
-            .as_mut()
-            .ok_or_else(|| Failure::invalid("out pointer is NULL"))?;
-        *out = std::ptr::null_mut();
-        let profile =
-            opt_str(profile, "profile")?.ok_or_else(|| Failure::invalid("profile is NULL"))?;
-        let backing = opt_str(backing_path, "backing_path")?.map(PathBuf::from);
-        let emu = EmulatedDevice::open(
-            profile,
-            EmulationConfig {
-                time_dilation,
-                backing_path: backing,
-                ..Default::default()
-            },
-        )?;
-        *out = Box::into_raw(Box::new(ZlDevice { emu }));
-        Ok(())
-    })
+    guard(|| open_into(profile, backing_path, time_dilation, 0, out))
+}
+
+/// `zl_open` with scaled-down zones: a zoned profile (`zns-ssd`, `hm-smr-hdd`)
+/// gets zones of `zone_capacity_mib` MiB (a ZNS zone size becomes the next power
+/// of two), keeping every timing parameter of the profile, so short runs wrap
+/// and reset zones. `zone_capacity_mib` 0 keeps the profile's zones; other
+/// models with a non-zero value fail with `ZL_ERR_PROFILE`.
+///
+/// # Safety
+/// As `zl_open`.
+#[no_mangle]
+pub unsafe extern "C" fn zl_open_scaled(
+    profile: *const c_char,
+    backing_path: *const c_char,
+    time_dilation: f64,
+    zone_capacity_mib: u64,
+    out: *mut *mut ZlDevice,
+) -> i32 {
+    guard(|| open_into(profile, backing_path, time_dilation, zone_capacity_mib, out))
+}
+
+/// The body of `zl_open` and `zl_open_scaled`.
+unsafe fn open_into(
+    profile: *const c_char,
+    backing_path: *const c_char,
+    time_dilation: f64,
+    zone_capacity_mib: u64,
+    out: *mut *mut ZlDevice,
+) -> Result<(), Failure> {
+    let out = out
+        .as_mut()
+        .ok_or_else(|| Failure::invalid("out pointer is NULL"))?;
+    *out = std::ptr::null_mut();
+    let profile =
+        opt_str(profile, "profile")?.ok_or_else(|| Failure::invalid("profile is NULL"))?;
+    let backing = opt_str(backing_path, "backing_path")?.map(PathBuf::from);
+    let mut src = find_profile(profile).map_err(EmulationError::from)?;
+    if zone_capacity_mib != 0 {
+        src = with_zone_capacity_mib(&src, zone_capacity_mib)?;
+    }
+    let emu = EmulatedDevice::new(
+        open_send_source(&src)?,
+        EmulationConfig {
+            time_dilation,
+            backing_path: backing,
+            ..Default::default()
+        },
+    )?;
+    *out = Box::into_raw(Box::new(ZlDevice { emu }));
+    Ok(())
 }
 
 /// Saves the zone states (with a backing file), then frees the device. NULL is
@@ -195,7 +230,7 @@ pub unsafe extern "C" fn zl_zone_reset(dev: *const ZlDevice, zone_lba: u64) -> i
 }
 
 /// `len` bytes at `buf` as a slice (NULL allowed only when `len` is 0).
-unsafe fn in_buf<'a>(buf: *const c_void, len: usize) -> Result<&'a [u8], Failure> {
+pub(crate) unsafe fn in_buf<'a>(buf: *const c_void, len: usize) -> Result<&'a [u8], Failure> {
     match (buf.is_null(), len) {
         (_, 0) => Ok(&[]),
         (true, _) => Err(Failure::invalid("buffer is NULL but its length is not 0")),
@@ -203,7 +238,7 @@ unsafe fn in_buf<'a>(buf: *const c_void, len: usize) -> Result<&'a [u8], Failure
     }
 }
 
-unsafe fn out_buf<'a>(buf: *mut c_void, len: usize) -> Result<&'a mut [u8], Failure> {
+pub(crate) unsafe fn out_buf<'a>(buf: *mut c_void, len: usize) -> Result<&'a mut [u8], Failure> {
     match (buf.is_null(), len) {
         (_, 0) => Ok(&mut []),
         (true, _) => Err(Failure::invalid("buffer is NULL but its length is not 0")),
@@ -322,6 +357,23 @@ pub unsafe extern "C" fn zl_flush(dev: *const ZlDevice) -> i32 {
         device(dev)?
             .emu
             .submit(&Command::Flush, Payload::SizeOnly)?;
+        Ok(())
+    })
+}
+
+/// Trim (deallocate) `blocks` blocks from `lba`: a block device forgets them (an
+/// FTL SSD drops the mapping, so GC copies less); they read as zeros afterwards
+/// with a backing file. Zoned devices refuse it (`ZL_ERR_UNSUPPORTED`): reset
+/// the zone instead.
+///
+/// # Safety
+/// `dev` is a valid handle.
+#[no_mangle]
+pub unsafe extern "C" fn zl_trim(dev: *const ZlDevice, lba: u64, blocks: u32) -> i32 {
+    guard(|| {
+        device(dev)?
+            .emu
+            .submit(&Command::Trim { lba, blocks }, Payload::SizeOnly)?;
         Ok(())
     })
 }

@@ -9,7 +9,12 @@ use crate::status::{guard, Failure};
 use std::ffi::c_char;
 
 /// Copies `data` to `buf` if it fits in `cap`; `*needed` = its length.
-unsafe fn fill(data: &[u8], buf: *mut c_char, cap: u64, needed: *mut u64) -> Result<(), Failure> {
+pub(crate) unsafe fn fill(
+    data: &[u8],
+    buf: *mut c_char,
+    cap: u64,
+    needed: *mut u64,
+) -> Result<(), Failure> {
     let needed = needed
         .as_mut()
         .ok_or_else(|| Failure::invalid("needed pointer is NULL"))?;

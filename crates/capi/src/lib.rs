@@ -9,6 +9,9 @@
 //! open/close/finish/reset, read, write, zone append, flush.
 //!
 //! - [`device`]: the `extern "C"` functions on a device handle.
+//! - [`device_async`]: submission without waiting (`zl_submit_nowait`) and the
+//!   device clock, for callers with many requests in flight (the fio engine).
+//! - [`device_stats`]: `zl_stats_json`, the device's report (issue 19).
 //! - [`fs`], [`fs_io`], [`fs_info`], [`fs_hints`]: the HHZS zone file store
 //!   (`zonelab_zonefs`): files by name with real bytes, sync and crash recovery,
 //!   the LSM-tree's hints and the SSD cache (issue 9 parts 2–3).
@@ -21,6 +24,8 @@
 //! documents the API.
 
 pub mod device;
+pub mod device_async;
+pub mod device_stats;
 pub mod fs;
 pub mod fs_hints;
 pub mod fs_info;
@@ -29,6 +34,8 @@ pub mod status;
 pub mod types;
 
 pub use device::*;
+pub use device_async::*;
+pub use device_stats::*;
 pub use fs::*;
 pub use fs_hints::*;
 pub use fs_info::*;

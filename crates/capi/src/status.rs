@@ -114,7 +114,7 @@ impl From<EmulationError> for Failure {
         use EmulationError as E;
         let code = match &e {
             E::InvalidDilation(_) => ZL_ERR_INVALID_ARGUMENT,
-            E::Profile(_) => ZL_ERR_PROFILE,
+            E::Profile(_) | E::ZoneScaling { .. } => ZL_ERR_PROFILE,
             E::NotSend { .. } => ZL_ERR_UNSUPPORTED,
             E::Backing { .. } | E::BackingMismatch { .. } | E::BadSidecar { .. } => ZL_ERR_BACKING,
             E::Restore { .. } => ZL_ERR_BACKING,

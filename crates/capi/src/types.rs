@@ -103,3 +103,20 @@ impl From<&ZoneDescriptor> for ZlZone {
         }
     }
 }
+
+/// A request submitted with `zl_submit_nowait`: modelled (virtual) times, the
+/// LBA written, and the wall-clock deadline it completes at.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ZlCompletion {
+    /// Virtual time the request reached the model (ns).
+    pub submit_ns: u64,
+    /// Virtual time the model completed it (ns); `done_ns - submit_ns` is the
+    /// modelled latency.
+    pub done_ns: u64,
+    /// First LBA touched; for an append, where the data landed.
+    pub lba: u64,
+    /// Wall-clock completion on the `zl_clock_ns` clock (ns since the device was
+    /// opened).
+    pub deadline_ns: u64,
+}

@@ -70,6 +70,35 @@ pub enum Cmd {
     ProfileHdd(ProfileHddArgs),
     /// Run YCSB on the RocksDB-like LSM-tree over a ZNS SSD + HM-SMR HDD under an HHZS-paper scheme.
     Ycsb(YcsbArgs),
+    /// Export a block-interface device model over NBD, in real time with real bytes.
+    Serve(crate::cmd_serve::ServeArgs),
+    /// Run a sweep file: a grid, random or Latin-hypercube design of runs, cached, as Parquet, CSV and an HTML report.
+    Sweep(SweepArgs),
+    /// Serve sweep runs, one JSON line in, one out (started by `zonelab sweep`).
+    #[command(hide = true)]
+    SweepWorker,
+}
+
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// The sweep file (format: docs/python.md, "Sweeps").
+    pub spec: std::path::PathBuf,
+    /// Output directory (default: results/sweep-<name>); its cache/ makes reruns resume.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+    /// local (worker processes on this machine) or ray (each run a Ray task, through
+    /// the Python package: `python3 -m zonelab`, or $ZONELAB_PYTHON).
+    #[arg(long, default_value = "local")]
+    pub executor: String,
+    /// Worker processes of the local executor (default: one per core).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Ray cluster address (default: start a local Ray).
+    #[arg(long)]
+    pub address: Option<String>,
+    /// List the runs and which are cached; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Args, Debug)]
@@ -108,6 +137,10 @@ pub struct YcsbArgs {
     /// SSD zones the store may use.
     #[arg(long, default_value_t = 20)]
     pub ssd_zones: u32,
+    /// Change a field of the SSD's or HDD's profile: --set ssd.flash.channels=4,
+    /// --set hdd.mechanics.rpm=5400 (repeatable).
+    #[arg(long = "set", value_name = "ssd|hdd.FIELD=VALUE")]
+    pub set: Vec<String>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Print JSON instead of a table.
@@ -179,6 +212,10 @@ pub struct ZonesArgs {
     /// Built-in profile name or path to a profile .toml.
     #[arg(long)]
     pub device: String,
+    /// Change a profile field: --set flash.channels=16 (repeatable; dotted field
+    /// names as in the profile's TOML, checked as a file's values are).
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    pub set: Vec<String>,
     /// First zone to report.
     #[arg(long, default_value_t = 0)]
     pub first: u32,
@@ -194,6 +231,10 @@ pub struct BenchArgs {
     /// Built-in profile name or path to a profile .toml.
     #[arg(long)]
     pub device: String,
+    /// Change a profile field: --set flash.channels=16 (repeatable; dotted field
+    /// names as in the profile's TOML, checked as a file's values are).
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    pub set: Vec<String>,
     #[arg(long, default_value = "randread", help = rw_help())]
     pub rw: String,
     /// Block size (e.g. 4k, 1MiB).
@@ -255,6 +296,10 @@ pub struct ReplayArgs {
     /// Built-in profile name or path to a profile .toml.
     #[arg(long)]
     pub device: String,
+    /// Change a profile field: --set flash.channels=16 (repeatable; dotted field
+    /// names as in the profile's TOML, checked as a file's values are).
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    pub set: Vec<String>,
     /// Trace file.
     #[arg(long)]
     pub trace: std::path::PathBuf,

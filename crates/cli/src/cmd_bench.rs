@@ -1,128 +1,51 @@
 //! `zonelab bench`: a fio-like job on a device.
 
 use crate::args::BenchArgs;
-use crate::units::{parse_duration_ns, parse_size};
 use crate::{progress, table};
-use zonelab_devices::Device;
-use zonelab_experiments::bench::{precondition, run_bench, BenchOptions, PlacementIds};
-use zonelab_experiments::run_result::{min_series_interval_ns, RunResult, MAX_SERIES_POINTS};
-use zonelab_workloads::job::{JobSpec, RwMode};
+use zonelab_experiments::run_result::RunResult;
+use zonelab_experiments::runs::overrides::parse_set;
+use zonelab_experiments::runs::units::UnitArg;
+use zonelab_experiments::runs::BenchRequest;
 
-fn opt(name: &str, r: Result<u64, String>) -> Result<u64, String> {
-    r.map_err(|e| format!("--{name}: {e}"))
-}
-
-/// `--sample-interval` in nanoseconds and whether the user gave it (else `default`).
-pub fn sample_interval(given: Option<&str>, default: &str) -> Result<(u64, bool), String> {
-    let ns = opt(
-        "sample-interval",
-        parse_duration_ns(given.unwrap_or(default)),
-    )?;
-    Ok((ns, given.is_some()))
-}
-
-/// Rejects a run whose series needed a wider interval than the one the user gave
-/// (the recorder doubled it to stay within `MAX_SERIES_POINTS`).
-pub fn check_sample_interval(r: &RunResult, asked_ns: u64, explicit: bool) -> Result<(), String> {
-    if explicit && r.throughput_series.interval_ns != asked_ns {
-        let min = min_series_interval_ns(r.duration_ns);
-        return Err(format!(
-            "--sample-interval {} gives more than {MAX_SERIES_POINTS} points over this run's {} of virtual time; the minimum for this run is --sample-interval {min}ns (about {})",
-            table::fmt_ns(asked_ns),
-            table::fmt_ns(r.duration_ns),
-            table::fmt_ns(min)
-        ));
-    }
-    Ok(())
-}
-
-pub fn spec_from_args(a: &BenchArgs) -> Result<JobSpec, String> {
-    let rw: RwMode = a.rw.parse().map_err(|e| format!("--rw: {e}"))?;
-    Ok(JobSpec {
-        rw,
-        block_size_bytes: opt("bs", parse_size(&a.bs))?,
+/// The run the arguments describe (the same request the Python package and sweeps
+/// build, so all three give the same numbers).
+pub fn request_from_args(a: &BenchArgs) -> Result<BenchRequest, String> {
+    let text = |s: &Option<String>| s.as_deref().map(UnitArg::text);
+    Ok(BenchRequest {
+        device: a.device.clone(),
+        overrides: parse_set(&a.set).map_err(|e| e.to_string())?,
+        rw: a.rw.clone(),
+        bs: UnitArg::text(&a.bs),
         iodepth: a.iodepth,
         numjobs: a.numjobs,
-        offset_bytes: opt("offset", parse_size(&a.offset))?,
-        size_bytes: a
-            .size
-            .as_deref()
-            .map(|s| opt("size", parse_size(s)))
-            .transpose()?,
-        io_size_bytes: a
-            .io_size
-            .as_deref()
-            .map(|s| opt("io-size", parse_size(s)))
-            .transpose()?,
-        runtime_ns: a
-            .runtime
-            .as_deref()
-            .map(|s| opt("runtime", parse_duration_ns(s)))
-            .transpose()?,
-        rwmixread_percent: a.rwmixread,
+        offset: UnitArg::text(&a.offset),
+        size: text(&a.size),
+        io_size: text(&a.io_size),
+        runtime: text(&a.runtime),
+        rwmixread: a.rwmixread,
         max_open_zones: a.max_open_zones,
+        sample_interval: text(&a.sample_interval),
+        precondition: a.precondition,
+        no_drain: a.no_drain,
+        seed: a.seed,
+        fdp_pid: a.fdp_pid.clone(),
     })
 }
 
 pub fn run(a: BenchArgs) -> Result<(), String> {
-    let spec = spec_from_args(&a)?;
-    let (interval, explicit_interval) = sample_interval(a.sample_interval.as_deref(), "100ms")?;
-    let mut device = zonelab_devices::open_device(&a.device).map_err(|e| e.to_string())?;
+    let request = request_from_args(&a)?;
     let pb = progress::bytes_bar();
-    let mut report = |done: u64, planned: u64| {
-        if planned > 0 {
-            pb.set_length(planned);
+    let mut report = |p: &zonelab_experiments::runs::Progress| {
+        if p.total > 0 {
+            pb.set_length(p.total);
         }
-        pb.set_position(done);
+        pb.set_position(p.done);
     };
-    let mut opts = BenchOptions {
-        seed: a.seed,
-        series_interval_ns: interval,
-        drain_at_end: !a.no_drain,
-        ..BenchOptions::default()
-    };
-    if let Some(list) = a.fdp_pid.as_deref() {
-        opts.placement_ids = placement_ids(list, device.as_ref())?;
-    }
-    if a.precondition {
-        opts.start_ns = precondition(device.as_mut(), &spec, &opts)
-            .map_err(|e| format!("precondition: {e}"))?;
-    }
-    let result =
-        run_bench(device.as_mut(), &spec, &opts, Some(&mut report)).map_err(|e| e.to_string())?;
+    let result = request
+        .run(Some(&mut report))
+        .map_err(|e| e.cli_message())?;
     pb.finish_and_clear();
-    check_sample_interval(&result, interval, explicit_interval)?;
     emit(&result, a.json, a.out.as_deref())
-}
-
-/// `--fdp-pid`: a comma-separated list of placement identifiers, each one the
-/// device has (a bad identifier is a user error here, though the device itself
-/// would log it and write to handle 0, as NVMe FDP says).
-pub fn placement_ids(list: &str, device: &dyn Device) -> Result<PlacementIds, String> {
-    let Some(fdp) = device.fdp() else {
-        return Err(format!(
-            "--fdp-pid: device `{}` has no Flexible Data Placement (use an ftl-ssd profile with an [fdp] section, e.g. zn540-fdp)",
-            device.info().name
-        ));
-    };
-    let mut ids = Vec::new();
-    for item in list.split(',') {
-        let item = item.trim();
-        let pid: u16 = item
-            .parse()
-            .map_err(|_| format!("--fdp-pid: `{item}` is not a placement identifier (0-65535)"))?;
-        if fdp.config.decode(pid).is_none() {
-            return Err(format!(
-                "--fdp-pid: {pid} names no placement handle of `{}` ({} handle(s) in {} reclaim group(s); with one group the identifiers are 0-{})",
-                device.info().name,
-                fdp.config.handles.len(),
-                fdp.config.reclaim_groups,
-                fdp.config.handles.len() - 1
-            ));
-        }
-        ids.push(pid);
-    }
-    PlacementIds::new(&ids).map_err(|e| format!("--fdp-pid: {e}"))
 }
 
 /// Prints a run's result as JSON or a table, and writes it to `out` if given.

@@ -27,7 +27,11 @@ pub fn run(a: DevicesArgs) -> Result<(), String> {
 }
 
 pub fn run_zones(a: ZonesArgs) -> Result<(), String> {
-    let dev = zonelab_devices::open_device(&a.device).map_err(|e| e.to_string())?;
+    let overrides = zonelab_experiments::runs::overrides::parse_set(&a.set)
+        .and_then(|m| zonelab_experiments::runs::overrides::to_overrides(&m))
+        .map_err(|e| e.to_string())?;
+    let dev =
+        zonelab_devices::open_device_with(&a.device, &overrides).map_err(|e| e.to_string())?;
     let zones = dev
         .report_zones(a.first, a.count)
         .map_err(|e| e.to_string())?;

@@ -9,8 +9,9 @@ use crate::{progress, table};
 use std::path::Path;
 use std::time::{Instant, SystemTime};
 use zonelab_experiments::reproduce::main_job::{default_scale, run_all, run_info, AllOptions};
-use zonelab_experiments::reproduce::{run_target, targets, write_outputs, RunOptions};
+use zonelab_experiments::reproduce::{targets, write_outputs, ProgressSink};
 use zonelab_experiments::reproduce_result::ReproduceResult;
+use zonelab_experiments::runs::ReproduceRequest;
 
 pub fn run(a: ReproduceArgs) -> Result<(), String> {
     if a.list {
@@ -58,12 +59,17 @@ pub fn run(a: ReproduceArgs) -> Result<(), String> {
         1,
         "{spinner} [{bar:30}] {pos}/{len} {msg} ({elapsed})",
     ));
-    let opts = RunOptions {
+    // The same request the Python package and sweeps run.
+    let request = ReproduceRequest {
+        target: name.to_string(),
         scale: a.scale.unwrap_or(1.0),
         seed: a.seed,
-        traces_dir: a.traces.clone(),
+        traces: a.traces.as_ref().map(|p| p.display().to_string()),
     };
-    let result = run_target(name, &opts, &mut bar).map_err(|e| e.to_string())?;
+    let mut report = |p: &zonelab_experiments::runs::Progress| bar.step(p.done, p.total, &p.label);
+    let result = request
+        .run(Some(&mut report))
+        .map_err(|e| e.cli_message())?;
     bar.0.finish_and_clear();
     let command: Vec<String> = std::env::args().collect();
     let info = run_info(name, started, wall.elapsed().as_secs_f64(), &command);
@@ -148,7 +154,11 @@ fn print_claims(result: &ReproduceResult) {
             vec![
                 c.id.clone(),
                 c.paper.to_string(),
-                c.measured.to_string(),
+                match c.spread {
+                    // The median of several draws, with their range.
+                    Some(sp) => format!("{} [{}..{}]", c.measured, sp.min, sp.max),
+                    None => c.measured.to_string(),
+                },
                 c.unit.clone(),
                 if c.holds {
                     "holds".into()

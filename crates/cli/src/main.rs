@@ -8,6 +8,8 @@ mod cmd_devices;
 mod cmd_profile_hdd;
 mod cmd_replay;
 mod cmd_reproduce;
+mod cmd_serve;
+mod cmd_sweep;
 mod cmd_synth;
 mod cmd_ycsb;
 mod progress;
@@ -43,6 +45,9 @@ fn main() {
         args::Cmd::SynthTrace(a) => cmd_synth::run(a),
         args::Cmd::ProfileHdd(a) => cmd_profile_hdd::run(a),
         args::Cmd::Ycsb(a) => cmd_ycsb::run(a),
+        args::Cmd::Sweep(a) => cmd_sweep::run(a),
+        args::Cmd::SweepWorker => cmd_sweep::serve_worker(),
+        args::Cmd::Serve(a) => cmd_serve::run(a),
     };
     if let Err(msg) = result {
         eprintln!("zonelab: error: {msg}");

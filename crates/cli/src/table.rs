@@ -37,14 +37,7 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
 }
 
 /// Nanoseconds in the most readable unit.
-pub fn fmt_ns(ns: u64) -> String {
-    match ns {
-        0..=999 => format!("{ns} ns"),
-        1_000..=999_999 => format!("{:.1} us", ns as f64 / 1e3),
-        1_000_000..=999_999_999 => format!("{:.2} ms", ns as f64 / 1e6),
-        _ => format!("{:.2} s", ns as f64 / 1e9),
-    }
-}
+pub use zonelab_experiments::runs::units::fmt_ns;
 
 #[cfg(test)]
 mod tests {

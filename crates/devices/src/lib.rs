@@ -8,6 +8,7 @@
 //!   identifiers, log pages, events).
 //! - [`models`]: the device models, chosen by a profile's `model` field.
 //! - [`profile`]: finding, parsing and validating profiles.
+//! - [`profile_overrides`]: changing profile fields by dotted path (`--set`).
 
 pub mod block_store;
 pub mod command;
@@ -16,9 +17,11 @@ pub mod error;
 pub mod fdp;
 pub mod models;
 pub mod profile;
+pub mod profile_overrides;
 pub mod zoned;
 
 pub use command::{Command, Completion, Lba, Payload, ZoneAction};
 pub use device::{check_payload, Device, DeviceInfo, DeviceStats, ZonedInfo};
 pub use error::DeviceError;
 pub use profile::{open_device, ProfileError};
+pub use profile_overrides::{open_device_with, ProfileOverride};

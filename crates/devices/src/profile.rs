@@ -42,6 +42,14 @@ pub const BUILTIN_PROFILES: &[(&str, &str)] = &[
         include_str!("../../../profiles/conzone-tlc-block.toml"),
     ),
     (
+        "conzone-plus-tlc-block",
+        include_str!("../../../profiles/conzone-plus-tlc-block.toml"),
+    ),
+    (
+        "conzone-plus-qlc",
+        include_str!("../../../profiles/conzone-plus-qlc.toml"),
+    ),
+    (
         "ssd-960evo",
         include_str!("../../../profiles/ssd-960evo.toml"),
     ),
@@ -91,6 +99,8 @@ pub enum ProfileError {
         value: String,
         allowed: String,
     },
+    #[error("profile override `{text}`: {reason}")]
+    BadOverride { text: String, reason: String },
     #[error("profile `{profile}`: unknown model `{model}` (known models: {known})")]
     UnknownModel {
         profile: String,

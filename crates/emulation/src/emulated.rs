@@ -3,6 +3,7 @@
 use crate::backed::submit_with_backing;
 use crate::backing::Backing;
 use crate::pacer::{Pacer, DEFAULT_SPIN_WINDOW};
+use crate::report::{EmulationReport, OpRecorder};
 use crate::restore;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
@@ -71,6 +72,8 @@ pub enum EmulationError {
     },
     #[error("restoring zone {zone} from the backing file: {source}")]
     Restore { zone: u32, source: DeviceError },
+    #[error("profile `{profile}`: {message}")]
+    ZoneScaling { profile: String, message: String },
 }
 
 /// A completion as the emulator's caller sees it.
@@ -99,6 +102,8 @@ struct Inner<D: ?Sized> {
     last_now_ns: u64,
     /// The sparse backing file, when payloads are not kept in memory.
     backing: Option<Backing>,
+    /// What was submitted, for [`EmulatedDevice::report`].
+    ops: OpRecorder,
     device: Box<D>,
 }
 
@@ -186,6 +191,7 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
             inner: Mutex::new(Inner {
                 last_now_ns: base_ns,
                 backing,
+                ops: OpRecorder::new(),
                 device,
             }),
             info,
@@ -290,13 +296,23 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
         let wall_now = Instant::now();
         let now_ns = self.virtual_at(wall_now).max(inner.last_now_ns);
         inner.last_now_ns = now_ns;
-        let completion = match (inner.backing.is_some(), placement_id) {
-            (false, None) => inner.device.submit(now_ns, cmd, payload)?,
-            (false, Some(pid)) => inner.device.submit_placed(now_ns, cmd, pid, payload)?,
-            (true, _) => self.submit_backed(&mut inner, now_ns, cmd, payload, placement_id)?,
+        let result = match (inner.backing.is_some(), placement_id) {
+            (false, None) => inner.device.submit(now_ns, cmd, payload),
+            (false, Some(pid)) => inner.device.submit_placed(now_ns, cmd, pid, payload),
+            (true, _) => self.submit_backed(&mut inner, now_ns, cmd, payload, placement_id),
         };
-        drop(inner);
+        let completion = match result {
+            Ok(c) => c,
+            Err(e) => {
+                inner.ops.refused(cmd, &e);
+                return Err(e);
+            }
+        };
         let done_ns = completion.done_ns.max(now_ns);
+        inner
+            .ops
+            .completed(cmd, self.info.block_bytes, now_ns, done_ns);
+        drop(inner);
         // Not before the virtual completion on the wall clock, and not before the
         // modelled latency (dilated) has passed since the request was taken: the
         // virtual `now` is rounded down, so the second can be a few ns later.
@@ -367,6 +383,35 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
     pub fn stats(&self) -> DeviceStats {
         let elapsed = self.virtual_now();
         self.lock().device.stats(elapsed)
+    }
+
+    /// What the device did since it was opened: requests, modelled latencies,
+    /// refusals and the model's statistics ([`EmulationReport`]). `kind` names
+    /// the tool that drove it ("fio", "nbd", …).
+    pub fn report(&self, kind: &str) -> EmulationReport {
+        let elapsed = self.virtual_now();
+        let wall_s = self.start.elapsed().as_secs_f64();
+        let inner = self.lock();
+        let stats = inner.device.stats(elapsed);
+        let backing = inner
+            .backing
+            .as_ref()
+            .map(|b| b.path().display().to_string());
+        inner.ops.report(
+            kind,
+            self.info.clone(),
+            self.dilation,
+            backing,
+            wall_s,
+            stats,
+        )
+    }
+
+    /// Blocks until the wall clock reaches `deadline` (sleeps, then spins the
+    /// last [`EmulationConfig::spin_window`]), as [`submit`](Self::submit) does
+    /// after [`submit_nowait`](Self::submit_nowait).
+    pub fn wait_until(&self, deadline: Instant) -> Instant {
+        self.pacer.wait_until(deadline)
     }
 
     /// Unwraps the model (for inspection after a run).

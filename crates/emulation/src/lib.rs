@@ -37,6 +37,12 @@
 //!   as a plain [`zonelab_devices::Device`], for owners that pace requests
 //!   themselves (the zone file store of `crates/zonefs` holds its devices under one
 //!   lock and waits for whole store operations).
+//! - **Report** ([`report`]): [`EmulatedDevice::report`] returns what the device
+//!   did since it was opened (requests, modelled latencies, refusals, the model's
+//!   statistics) as JSON shaped like `zonelab bench`'s; the fio engine and the
+//!   NBD server print it at the end (docs/fio.md, docs/nbd.md).
+//! - **Scaled zones** ([`zones`]): a zoned profile with smaller zones, so a test
+//!   or a short fio job wraps zones (and resets them) in megabytes, not gigabytes.
 //! - **C ABI**: `crates/capi` (`libzonelab`, docs/c-api.md) wraps this crate for
 //!   C/C++ programs.
 //!
@@ -46,16 +52,19 @@
 //!   flush, with the bytes written since then cleared. Block-interface models
 //!   (FTL SSD, CMR HDD) keep their bytes but restart their internal mapping and
 //!   GC state empty, so only their timing differs after a reopen.
-//! - **Submission is synchronous.** Each thread has one request in flight
-//!   ([`EmulatedDevice::submit_nowait`] gives you the deadline, but nothing yet
-//!   polls many deadlines for you). There is no queue-pair or io_uring-like
-//!   interface.
+//! - **No completion queue.** [`EmulatedDevice::submit`] blocks its thread;
+//!   [`EmulatedDevice::submit_nowait`] returns the deadline and leaves the waiting
+//!   to the caller. The fio engine (`integrations/fio`, its `getevents`) and the
+//!   NBD server (`crates/nbd`, a reply thread per connection) keep many requests
+//!   in flight that way; nothing in this crate polls many deadlines for you.
 
 pub mod backed;
 pub mod backing;
 pub mod emulated;
 pub mod pacer;
+pub mod report;
 pub mod restore;
+pub mod zones;
 
 pub use backed::BackedDevice;
 pub use emulated::{
@@ -63,3 +72,5 @@ pub use emulated::{
     EmulationError,
 };
 pub use pacer::{Pacer, DEFAULT_SPIN_WINDOW};
+pub use report::{EmulationReport, ErrorCounts, OpTotals};
+pub use zones::with_zone_capacity_mib;

@@ -2,7 +2,7 @@
 //! RocksDB-like LSM-tree over the zone file store on a ZNS SSD (limited to a zone
 //! budget) and an HM-SMR HDD, driven by YCSB.
 
-use zonelab_devices::open_device;
+use zonelab_devices::{open_device_with, ProfileOverride};
 use zonelab_systems::hhzs::{PlacementPolicy, StoreDeviceSpec, ZoneFileStore};
 use zonelab_systems::lsm::{KvOp, LsmDb, LsmOptions, OpSource};
 use zonelab_workloads::ycsb::{keys::key_value, InsertOrder, YcsbOp};
@@ -17,6 +17,9 @@ pub const PAPER_SSD_ZONES: u32 = 20;
 pub struct HybridSetup {
     pub ssd_profile: String,
     pub hdd_profile: String,
+    /// Profile fields changed from the profiles' values (`--set ssd.flash.channels=4`).
+    pub ssd_overrides: Vec<ProfileOverride>,
+    pub hdd_overrides: Vec<ProfileOverride>,
     pub ssd_zones: u32,
     pub options: LsmOptions,
 }
@@ -28,6 +31,8 @@ impl HybridSetup {
         Self {
             ssd_profile: "zn540".into(),
             hdd_profile: "st14000nm0007".into(),
+            ssd_overrides: Vec::new(),
+            hdd_overrides: Vec::new(),
             ssd_zones: PAPER_SSD_ZONES,
             options: LsmOptions::hhzs_paper().scaled(scale),
         }
@@ -47,8 +52,10 @@ impl HybridSetup {
         caching: bool,
         migration_bytes_per_s: u64,
     ) -> Result<LsmDb<ZoneFileStore>, String> {
-        let ssd = open_device(&self.ssd_profile).map_err(|e| e.to_string())?;
-        let hdd = open_device(&self.hdd_profile).map_err(|e| e.to_string())?;
+        let ssd =
+            open_device_with(&self.ssd_profile, &self.ssd_overrides).map_err(|e| e.to_string())?;
+        let hdd =
+            open_device_with(&self.hdd_profile, &self.hdd_overrides).map_err(|e| e.to_string())?;
         let store = ZoneFileStore::new(
             vec![
                 StoreDeviceSpec {
@@ -69,7 +76,12 @@ impl HybridSetup {
                 .configure_hhzs(wal_cache_zones, caching, migration_bytes_per_s)
                 .map_err(|e| e.to_string())?;
         }
-        LsmDb::new(self.options.clone(), store).map_err(|e| e.to_string())
+        // RocksDB's `max_total_wal_size` sized to the WAL/cache pool (§3.2, §4.1).
+        let mut options = self.options.clone();
+        if let Some(limit) = store.wal_limit_for_pool_bytes() {
+            options.max_total_wal_bytes = limit;
+        }
+        LsmDb::new(options, store).map_err(|e| e.to_string())
     }
 }
 
@@ -99,6 +111,22 @@ impl<I: Iterator<Item = YcsbOp>> OpSource for YcsbOps<I> {
                 len,
             },
         })
+    }
+}
+
+/// At most `left` operations of `inner` (a load stopped at an end point).
+pub struct TakeOps<'a> {
+    pub inner: &'a mut dyn OpSource,
+    pub left: u64,
+}
+
+impl OpSource for TakeOps<'_> {
+    fn next_op(&mut self) -> Option<KvOp> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        self.inner.next_op()
     }
 }
 

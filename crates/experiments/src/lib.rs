@@ -10,3 +10,4 @@ pub mod report;
 pub mod reproduce;
 pub mod reproduce_result;
 pub mod run_result;
+pub mod runs;

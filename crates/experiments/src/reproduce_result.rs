@@ -18,6 +18,45 @@ pub struct Claim {
     /// Tolerance used for `holds`, as a fraction of `paper` (0.05 = ±5%).
     pub tolerance: f64,
     pub holds: bool,
+    /// When `measured` is the median of several draws (e.g. loads stopped at
+    /// several end points): the smallest and largest draw and their number.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
+}
+
+/// The range of the draws behind a median.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct Spread {
+    pub min: f64,
+    pub max: f64,
+    pub draws: usize,
+}
+
+/// The median of `values` (the mean of the middle two for an even count; 0 for none).
+pub fn median(values: &[f64]) -> f64 {
+    let mut v: Vec<f64> = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+impl Claim {
+    /// Records the draws behind a median `measured` (does not change `holds`).
+    pub fn with_spread(mut self, draws: &[f64]) -> Self {
+        if draws.len() > 1 {
+            let min = draws.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = draws.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            self.spread = Some(Spread {
+                min: round_sig(min),
+                max: round_sig(max),
+                draws: draws.len(),
+            });
+        }
+        self
+    }
 }
 
 impl Claim {
@@ -39,6 +78,7 @@ impl Claim {
             unit: unit.to_string(),
             tolerance,
             holds,
+            spread: None,
         }
     }
 }
@@ -63,6 +103,7 @@ impl Claim {
             unit: unit.to_string(),
             tolerance: round_sig((hi - lo) / 2.0 / mid),
             holds: measured >= lo && measured <= hi,
+            spread: None,
         }
     }
 }
@@ -80,6 +121,7 @@ impl Claim {
             unit: unit.to_string(),
             tolerance: 0.0,
             holds: measured >= bound,
+            spread: None,
         }
     }
 }

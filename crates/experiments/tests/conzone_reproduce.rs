@@ -44,14 +44,24 @@ fn conzone_small_scale_is_deterministic_and_keeps_the_papers_directions() {
         "fig9c.waf_reduction_no_conflict",
         "fig12.zonedslc_over_pageslc_bw",
         "fig13.multiple_drop_at_27pct",
+        "fig10.insert_block_over_zoned_tps",
+        "fig10.update_block_over_zoned_tps",
+        "fig11.fs_waf_zoned",
+        "fig11.fs_waf_block_adaptive",
+        "fig12.zonedslc_over_pageslc_migration",
+        "fig12.zonedslc_over_pageslc_direct_erases",
     ] {
         assert!(ids.contains(&id), "{id} missing");
     }
-    // Fig. 9(a): page-mapping miss rate rises with the range; hybrid stays cached.
+    // Fig. 9(a): page-mapping miss rate rises with the range; hybrid mapping
+    // misses only its few compulsory coarse entries (reads start from a cold cache).
     let miss = series(&r, "fig9a_miss_rate", "page mapping");
     assert!(miss[0].1 < miss[1].1 && miss[1].1 < miss[2].1, "{miss:?}");
     let hybrid_miss = series(&r, "fig9a_miss_rate", "hybrid mapping");
-    assert!(hybrid_miss.iter().all(|p| p.1 < 1.0), "{hybrid_miss:?}");
+    assert!(
+        hybrid_miss[2].1 * 10.0 < miss[2].1,
+        "{hybrid_miss:?} vs {miss:?}"
+    );
     let page = series(&r, "fig9a_kiops", "page mapping");
     let hybrid = series(&r, "fig9a_kiops", "hybrid mapping");
     assert!(page[2].1 < page[0].1);
@@ -71,6 +81,21 @@ fn conzone_small_scale_is_deterministic_and_keeps_the_papers_directions() {
     // Fig. 12: both SLC policies ran and wrote the same host data.
     let f12 = series(&r, "fig12_streams", "zonedslc");
     assert!(f12[0].1 > 0.0, "{f12:?}");
+    // Fig. 10: both setups ran both SQLite tests; zoned storage writes node
+    // blocks for its transactions.
+    for name in ["zoned", "block"] {
+        let tps = series(&r, "fig10a_tps", name);
+        assert!(tps.iter().all(|p| p.1 > 0.0), "{name} {tps:?}");
+    }
+    let zoned_writes = series(&r, "fig10_fs_writes", "zoned");
+    assert!(zoned_writes[1].1 > 0.0, "{zoned_writes:?}");
+    // Fig. 11: F2FS's zoned cleaning amplifies writes more than block-adaptive.
+    let z = series(&r, "fig11a_waf", "zoned");
+    let ba = series(&r, "fig11a_waf", "block-adaptive");
+    assert!(
+        z[0].1 > ba[0].1,
+        "FS WAF zoned {z:?} vs block-adaptive {ba:?}"
+    );
     // Fig. 8: four sequential readers get more bandwidth than one.
     let z = series(&r, "fig8_seq_bandwidth", "ConZone - Zoned Device");
     assert!(z[3].1 > z[2].1, "{z:?}");

@@ -9,9 +9,12 @@
 //! - [`mios`]: BCW/MIOS (`papers/mios-bcw.txt`: Buffer-Controlled Writes and the
 //!   SSD-HDD Mixed IO Scheduler): the HDD profiler (§3), the write-state predictor
 //!   (§4.1), BCW (§4.2) and MIOS with its baselines (§4.3).
+//! - [`f2fs`]: an F2FS-like log-structured file system (ConZone+'s host, §6.3-
+//!   §6.5) with F2FS's zoned and block cleaning policies.
 //! - [`swap`]: ZNSage (`papers/znsage.txt`): swap on ZNS SSDs with the reverse map
 //!   in host memory, ZNSwap and swap on a conventional SSD, with a memory model.
 
+pub mod f2fs;
 pub mod hhzs;
 pub mod lsm;
 pub mod mios;

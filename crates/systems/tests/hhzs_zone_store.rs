@@ -194,3 +194,135 @@ fn occupancy_is_sampled_per_level_and_device() {
         None
     );
 }
+
+fn announce(s: &mut ZoneFileStore, now: u64, no: u64, bytes: u64) {
+    s.hint(
+        now,
+        &zonelab_systems::lsm::Hint::FlushStarted {
+            job: no,
+            sst: no,
+            expected_bytes: bytes,
+        },
+    );
+}
+
+#[test]
+fn an_announced_sst_gets_all_its_zones_on_one_device_at_once() {
+    // B4 with 4 SSD zones: a 2.5 GiB L0 SST (an intra-L0 output) needs 3 SSD zones
+    // and gets them; the next one, announced at 2 zones, finds 1 and goes whole to
+    // the HDD (10 zones of 256 MiB).
+    let mut s = store(4, Box::new(BasicPlacement { h: 4 }));
+    let mut now = 0;
+    let big = 2560 * MIB;
+    s.create(now, 1, FileKind::Sst { level: 0 }).unwrap();
+    announce(&mut s, now, 1, big);
+    now = s.append(now, 1, MIB).unwrap();
+    // All three zones are taken at the first append (one open, two reserved).
+    assert_eq!(s.traffic()[0].zones_in_use, 3);
+    s.check().unwrap();
+    let mut left = big - MIB;
+    while left > 0 {
+        let c = left.min(MIB);
+        now = s.append(now, 1, c).unwrap();
+        left -= c;
+    }
+    now = s.close(now, 1).unwrap();
+    assert_eq!(s.device_of(1), Some(0));
+    s.create(now, 2, FileKind::Sst { level: 0 }).unwrap();
+    announce(&mut s, now, 2, 2 * 1077 * MIB);
+    now = s.append(now, 2, MIB).unwrap();
+    assert_eq!(s.device_of(2), Some(1));
+    assert_eq!(s.traffic()[0].zones_in_use, 3);
+    // A file closed before its announced size gives its reserved zones back.
+    s.create(now, 3, FileKind::Sst { level: 0 }).unwrap();
+    s.delete(now, 1).unwrap();
+    announce(&mut s, now, 3, big);
+    now = s.append(now, 3, MIB).unwrap();
+    assert_eq!(s.traffic()[0].zones_in_use, 3);
+    s.close(now, 3).unwrap();
+    assert_eq!(s.traffic()[0].zones_in_use, 1);
+    s.check().unwrap();
+}
+
+#[test]
+fn an_sst_that_outgrows_its_device_is_copied_whole_to_the_other() {
+    // No size announced and 2 SSD zones: the SST fills both, then the SSD has no
+    // zone left for it and it moves, bytes and all, to the HDD.
+    let mut s = store(2, Box::new(BasicPlacement { h: 4 }));
+    let mut now = 0;
+    write_file(
+        &mut s,
+        &mut now,
+        5,
+        FileKind::Sst { level: 0 },
+        3 * 1077 * MIB,
+    );
+    assert_eq!(s.device_of(5), Some(1));
+    assert_eq!(s.relocations().ssts, 1);
+    assert_eq!(s.relocations().copied_bytes, 2 * 1077 * MIB);
+    let t = s.traffic();
+    assert_eq!((t[0].zones_in_use, t[0].live_bytes), (0, 0));
+    assert_eq!(t[1].live_bytes, 3 * 1077 * MIB);
+    s.check().unwrap();
+    // Its bytes are read from the HDD now.
+    let before = s.traffic()[1].reads;
+    s.read(now, 5, 0, 4096).unwrap();
+    assert_eq!(s.traffic()[1].reads, before + 1);
+}
+
+#[test]
+fn wal_zones_count_wherever_the_wal_lands() {
+    // No pool (a basic scheme): two WAL files in two SSD zones, then the third
+    // spills to the HDD; the view's WAL zones (HHZS's L0 demand) count all three.
+    let mut s = store(2, Box::new(BasicPlacement { h: 1 }));
+    let mut now = 0;
+    write_file(&mut s, &mut now, 1, FileKind::Wal, 1000 * MIB);
+    write_file(&mut s, &mut now, 2, FileKind::Wal, 1000 * MIB);
+    write_file(&mut s, &mut now, 3, FileKind::Wal, 300 * MIB);
+    assert!(s.traffic()[1].live_bytes > 0);
+    assert_eq!(s.view(now).wal_zones, 3);
+    s.delete(now, 1).unwrap();
+    s.delete(now, 2).unwrap();
+    s.delete(now, 3).unwrap();
+    // Zones without live WAL data are reset, except the one still open for appends.
+    assert!(s.view(now).wal_zones <= 1);
+    s.check().unwrap();
+}
+
+#[test]
+fn cached_blocks_are_packed_at_their_real_size_and_hits_count_as_sst_reads() {
+    // HHZS's pool with caching; an L3 SST on the HDD; 100 evicted 4,157 B blocks
+    // take 415,700 B of the cache zone (not 100 × 8 KiB): whole 16 KiB buffers are
+    // written, the rest waits in the buffer.
+    let mut s = store(20, Box::new(BasicPlacement { h: 1 }));
+    s.configure_hhzs(2, true, 0).unwrap();
+    let mut now = 0;
+    write_file(&mut s, &mut now, 10, FileKind::Sst { level: 3 }, 64 * MIB);
+    assert_eq!(s.device_of(10), Some(1));
+    let ssd_written = s.traffic()[0].written_bytes;
+    const BLOCK: u64 = 4157;
+    for i in 0..100 {
+        s.hint(
+            now,
+            &zonelab_systems::lsm::Hint::BlockEvicted {
+                sst: 10,
+                offset: i * BLOCK,
+                bytes: BLOCK,
+            },
+        );
+    }
+    assert_eq!(s.cache_stats().unwrap().0.admitted, 100);
+    let buffers = 100 * BLOCK / 16384;
+    assert_eq!(s.traffic()[0].written_bytes - ssd_written, buffers * 16384);
+    // A block on the device is read from its pages; one still in the buffer from
+    // memory. Both are reads of SST 10 for its read rate (§3.4).
+    let reads = s.traffic()[0].reads;
+    assert!(s.cached_read(now, 10, 0, BLOCK).is_some());
+    assert_eq!(s.traffic()[0].reads, reads + 1);
+    assert_eq!(s.cached_read(now, 10, 99 * BLOCK, BLOCK), Some(now));
+    assert_eq!(s.traffic()[0].reads, reads + 1);
+    assert_eq!(s.file_reads().get(&10), Some(&2));
+    let (stats, entries, _) = s.cache_stats().unwrap();
+    assert_eq!((stats.hits, stats.buffer_hits, entries), (2, 1, 100));
+    s.check().unwrap();
+}

@@ -175,3 +175,131 @@ fn bad_options_are_rejected() {
     let e = LsmDb::new(o, IdealStorage::new(0, MIB)).err().unwrap();
     assert!(e.to_string().contains("l0_stop_trigger_files"), "{e}");
 }
+
+#[test]
+fn intra_l0_compactions_write_one_file_while_l0_to_l1_cannot_run() {
+    // Slow merging (20 ns/B) keeps L0 -> L1 running while flushes pile up in L0:
+    // RocksDB compacts the newest L0 files into one L0 file (outputs to L0 are not
+    // cut at the target size, CompactionJob::ProcessKeyValueCompaction).
+    let mut o = small_options();
+    o.cpu.compaction_ps_per_byte = 20_000;
+    let mut storage = IdealStorage::new(20_000, 1000 * MIB);
+    storage.record_hints = true;
+    let mut db = LsmDb::new(o.clone(), storage).unwrap();
+    let mut ops = (0..120_000).map(|i| KvOp::Put { key: key(i) });
+    let s = db.run_ops(&mut ops, 0).unwrap();
+    assert!(s.intra_l0_compactions > 0, "{s:?}");
+    let hints = &db.storage().hints;
+    let mut intra = 0;
+    for (i, h) in hints.iter().enumerate() {
+        if let Hint::CompactionStarted {
+            job,
+            inputs,
+            output_level: 0,
+            planned_outputs,
+        } = h
+        {
+            intra += 1;
+            assert_eq!(*planned_outputs, 1, "intra-L0 of {} files", inputs.len());
+            assert!(inputs.len() >= 4);
+            // It started while L0 -> L1 could not: an L0 -> L1 or another intra-L0
+            // compaction ran (RocksDB's level0_compactions_in_progress), or an
+            // L1 -> L2 one held L1 files.
+            let blocked = hints[..i].iter().any(|g| {
+                matches!(g, Hint::CompactionStarted { output_level: 0..=2, job: j, .. }
+                    if !hints[..i].iter().any(|f| matches!(f, Hint::CompactionFinished { job: k, .. } if k == j)))
+            });
+            assert!(blocked, "intra-L0 job {job} while L0 -> L1 could run");
+        }
+    }
+    assert!(intra > 0);
+    db.wait_for_compactions().unwrap();
+    db.version().check(db.layout()).unwrap();
+}
+
+#[test]
+fn a_live_wal_above_max_total_wal_size_forces_a_flush() {
+    // max_total_wal_size of 1.5 MemTables: the WAL of the active MemTable plus one
+    // immutable one exceeds it, so the active one is switched and flushed early
+    // (DBImpl::SwitchWAL); with RocksDB's default (4 × MemTable memory) never.
+    let mut o = small_options();
+    let storage = IdealStorage::new(20_000, 1000 * MIB);
+    let mut db = LsmDb::new(o.clone(), storage).unwrap();
+    let mut ops = (0..40_000).map(|i| KvOp::Put { key: key(i) });
+    assert_eq!(db.run_ops(&mut ops, 0).unwrap().wal_full_flushes, 0);
+    o.max_total_wal_bytes = o.write_buffer_bytes * 3 / 2;
+    let storage = IdealStorage::new(20_000, 1000 * MIB);
+    let mut db = LsmDb::new(o.clone(), storage).unwrap();
+    db.sample_levels_every(1_000_000);
+    let mut ops = (0..40_000).map(|i| KvOp::Put { key: key(i) });
+    let s = db.run_ops(&mut ops, 0).unwrap();
+    assert!(s.wal_full_flushes > 0, "{s:?}");
+    // More, smaller flushes than MemTables filled.
+    assert!(s.flushes > s.wal_bytes / (2 * o.write_buffer_bytes));
+    let peak = db
+        .level_samples()
+        .unwrap()
+        .wal_bytes
+        .iter()
+        .copied()
+        .max()
+        .unwrap();
+    assert!(
+        peak <= o.max_total_wal_bytes + o.write_buffer_bytes,
+        "{peak}"
+    );
+}
+
+#[test]
+fn a_load_continued_from_an_end_point_is_the_same_simulation() {
+    let run = |stops: &[u64]| {
+        let storage = IdealStorage::new(20_000, 200 * MIB);
+        let mut db = LsmDb::new(small_options(), storage).unwrap();
+        let mut all = (0..50_000).map(|i| KvOp::Put { key: key(i) });
+        let mut done = 0;
+        let mut s = None;
+        for &stop in stops {
+            let mut part = (&mut all).take((stop - done) as usize);
+            s = Some(match s {
+                None => db.run_ops(&mut part, 0).unwrap(),
+                Some(_) => db.continue_ops(&mut part).unwrap(),
+            });
+            done = stop;
+        }
+        let levels: Vec<u64> = (0..7).map(|l| db.version().level_bytes(l)).collect();
+        (s.unwrap(), levels, db.now_ns())
+    };
+    assert_eq!(run(&[50_000]), run(&[17_000, 31_000, 50_000]));
+}
+
+#[test]
+fn a_reopened_database_keeps_every_key_and_writes_its_memtables_to_l0() {
+    // `ycsb run` after `ycsb load` is a new process (db/reopen.rs): running
+    // compactions are dropped with their outputs, the WAL's MemTables become L0
+    // tables, and nothing written is lost.
+    let run = || {
+        let n = 60_500;
+        let mut db = load(n);
+        let l0_before = db.version().levels[0].len();
+        let before_ns = db.now_ns();
+        let open_ns = db.reopen().unwrap();
+        assert!(open_ns >= before_ns);
+        db.version().check(db.layout()).unwrap();
+        // The active MemTable held the last puts (60,500 is no multiple of a
+        // MemTable's entries), so recovery wrote at least one L0 table.
+        assert!(db.version().levels[0].len() > l0_before);
+        for i in 0..n {
+            assert!(db.contains(key(i)), "key {i} lost by the reopen");
+        }
+        let mut gets = (0..500).map(|i| KvOp::Get {
+            key: key(i * 31 % n),
+        });
+        let s = db.run_ops(&mut gets, 0).unwrap();
+        assert_eq!(s.gets_found, 500);
+        db.wait_for_compactions().unwrap();
+        db.version().check(db.layout()).unwrap();
+        let levels: Vec<u64> = (0..7).map(|l| db.version().level_bytes(l)).collect();
+        (open_ns, levels, db.now_ns())
+    };
+    assert_eq!(run(), run(), "reopen is deterministic");
+}

@@ -2,6 +2,9 @@
 //!
 //! - [`job`]: fio-like synthetic jobs (sequential/random reads, writes, mixes;
 //!   zone-aware writes on zoned devices).
+//! - [`files`]: file-level workloads for a file system model: a SQLite-like
+//!   transactional writer (WAL mode, as mobibench's insert / update tests) and
+//!   fio-like file jobs (files, random / sequential writes, fsync, hints).
 //! - [`pangu`]: Pangu-like traces with the published characteristics of MIOS
 //!   Table 1 (the real traces are private).
 //! - [`synth`]: look-alike traces with the published characteristics of the MSR
@@ -14,6 +17,7 @@
 //!   A–F, custom mixes, zipfian / scrambled zipfian / latest generators,
 //!   FNV-hashed keys, `-target` throttling in virtual time).
 
+pub mod files;
 pub mod job;
 pub mod pangu;
 pub mod pangu_rates;

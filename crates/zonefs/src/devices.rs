@@ -5,62 +5,27 @@
 use crate::config::FsConfig;
 use crate::error::{FsError, FsErrorKind};
 use std::path::Path;
-use zonelab_devices::profile::{find_profile, model_of, ProfileSource};
+use zonelab_devices::profile::{find_profile, ProfileSource};
 use zonelab_devices::Device;
-use zonelab_emulation::{open_send_source, BackedDevice};
+use zonelab_emulation::{open_send_source, with_zone_capacity_mib, BackedDevice, EmulationError};
 
 /// Backing file names inside `dir`, fastest device first.
 pub const BACKING_FILES: [&str; 2] = ["ssd.img", "hdd.img"];
 
-/// The profile `name` with its zones set to `capacity_mib` MiB: a ZNS profile
-/// gets that zone capacity (and the next power of two as zone size), a zoned HDD
-/// that zone size.
+/// The profile with its zones set to `capacity_mib` MiB
+/// ([`with_zone_capacity_mib`]); a model without zone geometry is a config
+/// error naming `key`.
 fn with_zone_capacity(
     src: &ProfileSource,
     key: &str,
     capacity_mib: u64,
 ) -> Result<ProfileSource, FsError> {
-    let model = model_of(src)?;
-    let mut v: toml::Table = toml::from_str(&src.text).map_err(|e| {
-        FsError::new(
-            FsErrorKind::Profile,
-            format!("profile `{}`: {}", src.source_name, e.message()),
-        )
-    })?;
-    let zones = v
-        .get_mut("zones")
-        .and_then(|z| z.as_table_mut())
-        .ok_or_else(|| {
-            FsError::new(
-                FsErrorKind::Profile,
-                format!("profile `{}` has no [zones] table", src.source_name),
-            )
-        })?;
-    let mib = |x: u64| toml::Value::Integer(x as i64);
-    match model.as_str() {
-        "zns-ssd" => {
-            zones.insert("zone_capacity_mib".into(), mib(capacity_mib));
-            zones.insert(
-                "zone_size_mib".into(),
-                mib(capacity_mib.next_power_of_two()),
-            );
-        }
-        "hm-smr-hdd" => {
-            zones.insert("zone_size_mib".into(), mib(capacity_mib));
-        }
-        other => {
-            return Err(FsError::new(
-                FsErrorKind::Config,
-                format!(
-                    "`{key}` works with zns-ssd and hm-smr-hdd profiles, not `{other}` ({})",
-                    src.source_name
-                ),
-            ))
-        }
-    }
-    Ok(ProfileSource {
-        source_name: format!("{} ({key} = {capacity_mib})", src.source_name),
-        text: toml::to_string(&v).map_err(|e| FsError::new(FsErrorKind::Profile, e.to_string()))?,
+    with_zone_capacity_mib(src, capacity_mib).map_err(|e| match e {
+        EmulationError::ZoneScaling { message, .. } => FsError::new(
+            FsErrorKind::Config,
+            format!("`{key}`: {message} ({})", src.source_name),
+        ),
+        other => other.into(),
     })
 }
 

@@ -78,6 +78,8 @@ impl ZoneFs {
                     job,
                     sst: no,
                     level,
+                    // RocksDB does not tell the file system how large an SST will be.
+                    expected_bytes: 0,
                 },
             );
             Ok(((), now))
@@ -102,7 +104,14 @@ impl ZoneFs {
                 }
                 g.store.0.journal_level(no);
             }
-            g.store.0.hint(now, &Hint::FlushStarted { job, sst: no });
+            g.store.0.hint(
+                now,
+                &Hint::FlushStarted {
+                    job,
+                    sst: no,
+                    expected_bytes: 0,
+                },
+            );
             Ok(((), now))
         })
     }

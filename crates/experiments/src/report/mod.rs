@@ -127,7 +127,11 @@ pub fn render_report(r: &ReproduceResult) -> String {
             escape(&c.id),
             escape(&c.description),
             c.paper,
-            c.measured,
+            match c.spread {
+                // The median of several draws, with their range.
+                Some(sp) => format!("{} <small>[{}..{}]</small>", c.measured, sp.min, sp.max),
+                None => c.measured.to_string(),
+            },
             escape(&c.unit),
             dev,
             fmt_value(c.tolerance * 100.0)

@@ -94,7 +94,7 @@ fn age_ssd(name: &str) -> Result<(Box<dyn Device>, u64), ReproduceError> {
     let blocks = (MIB / bb) as u32;
     let n = ssd.info().capacity_blocks / blocks as u64;
     let mut t = 0;
-    let mut write = |ssd: &mut Box<dyn Device>, t: u64, lba: u64| {
+    let write = |ssd: &mut Box<dyn Device>, t: u64, lba: u64| {
         ssd.submit(t, &Command::Write { lba, blocks }, Payload::SizeOnly)
             .map(|c| c.done_ns)
             .map_err(err)

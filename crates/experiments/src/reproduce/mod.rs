@@ -4,6 +4,8 @@
 //! `run-info.json` (wall clock, host), a CSV per plotted series and `report.html`.
 
 mod conzone;
+mod conzone_fs;
+mod conzone_fs_report;
 mod conzone_runs;
 mod conzone_streams;
 mod devices_table1;

@@ -46,6 +46,11 @@ impl PlacementPolicy for AutoPlacement {
         }
     }
 
+    fn remount(&mut self) {
+        // H2Zone's `level_m_` starts at 1 when the file system is mounted.
+        self.max_level = 1;
+    }
+
     fn tick(&mut self, view: &StoreView) {
         let thpt = view.ssd_write_bytes_per_s;
         if thpt > self.ssd_write_bound_bytes_per_s * 0.65 {

@@ -115,9 +115,17 @@ impl ZoneFileStore {
             return Ok(());
         }
         let (kind, total) = (f.kind, f.size);
+        // The copy takes all its zones on the target at once (it must not land on
+        // two devices); without that many empty zones the SST stays where it is.
+        let need = self.zones_needed(to, total);
+        let dev = &self.devices[to];
+        if (dev.free.len() as u64) < need as u64 || dev.active >= dev.max_active {
+            return Ok(());
+        }
         self.migration.next_shadow += 1;
         let shadow = u64::MAX - self.migration.next_shadow;
         self.insert_file(now, shadow, kind, Some(to));
+        self.files.get_mut(&shadow).expect("copy").expected_bytes = total;
         self.migration.task = Some(MigrationTask {
             file,
             to,

@@ -11,6 +11,7 @@
 //! [`recovery`] rebuilds it after a crash; `crates/zonefs` runs it in real time
 //! behind libzonelab's `zl_fs_*` calls. Simulation never turns these on.
 
+pub mod allocation;
 pub mod auto;
 pub mod data_path;
 pub mod journal;
@@ -24,6 +25,7 @@ pub mod view;
 pub mod write_guided;
 pub mod zone_store;
 
+pub use allocation::RelocationStats;
 pub use auto::AutoPlacement;
 pub use placement::{BasicPlacement, PlacementPolicy};
 pub use scheme::{Scheme, SchemeStore};

@@ -26,6 +26,9 @@ pub trait PlacementPolicy {
     }
     /// Called about once a second of virtual time (AUTO retunes its level here).
     fn tick(&mut self, _view: &StoreView) {}
+    /// The file system was mounted again (a new process): in-memory state such as
+    /// storage demands of running compactions is gone.
+    fn remount(&mut self) {}
     /// A copy of the policy in its current state (for snapshots).
     fn boxed_clone(&self) -> Box<dyn PlacementPolicy>;
 }

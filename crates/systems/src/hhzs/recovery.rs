@@ -228,6 +228,7 @@ impl ZoneFileStore {
                 .store_zone_descriptors()
                 .map_err(|e| self.device_err(d, e))?;
             let dev = &mut self.devices[d];
+            dev.wal_zones.clear();
             let block = dev.block_bytes;
             let mut st = Vec::new();
             for (zone, desc) in dev.zones.iter_mut().zip(&descs) {
@@ -274,17 +275,14 @@ impl ZoneFileStore {
                 });
             }
             labels.insert(no, m.label);
-            let mut file = StoredFile {
-                kind: m.kind,
-                extents: Vec::new(),
-                device_bytes: vec![0; self.devices.len()],
-                size,
-                open_zone: None,
-                created_ns: now,
-                compacting: false,
-                writing: m.writing,
-                forced_device: None,
-            };
+            let mut file = StoredFile::new(m.kind, self.devices.len(), now, None);
+            file.size = size;
+            file.writing = m.writing;
+            if m.kind == FileKind::Wal {
+                for e in &extents {
+                    self.devices[e.device].wal_zones.insert(e.zone);
+                }
+            }
             file.set_extents(extents);
             self.files.insert(no, file);
         }

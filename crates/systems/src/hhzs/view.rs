@@ -20,8 +20,12 @@ pub struct DeviceView {
 pub struct SstView {
     pub file: FileNo,
     pub level: u32,
-    /// Device holding most of its bytes.
+    /// The device holding it (an SST lives on one device).
     pub device: usize,
+    /// Its size in SSD zones: the zones it holds on the SSD (written or reserved),
+    /// or would take there (1 for an SST that fits a zone) — what write-guided
+    /// placement counts as the level's allocation (§3.3).
+    pub zones: u32,
     pub reads: u64,
     pub age_ns: Ns,
     /// Selected by a running compaction (never migrated).
@@ -43,8 +47,9 @@ pub struct StoreView {
     pub now: Ns,
     pub devices: Vec<DeviceView>,
     pub ssts: Vec<SstView>,
-    /// WAL zones in use on the SSD (HHZS's storage demand of L0).
-    pub wal_zones_on_ssd: u32,
+    /// Zones holding WAL data, on any device (HHZS's storage demand of L0,
+    /// §3.3 step 1).
+    pub wal_zones: u32,
     /// Point reads per second the HDD (device 1) served since the last look.
     pub hdd_point_reads_per_s: f64,
     /// Bytes per second written to the SSD (device 0) since the last look.

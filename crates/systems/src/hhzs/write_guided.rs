@@ -4,10 +4,14 @@
 //! Placement: storage demand per level from the hints (L0 = WAL zones in use; Li
 //! += selected SSTs when a compaction into Li is triggered, −1 per SST it writes,
 //! −(selected − generated) when it ends); tiering level t = the lowest i with
-//! Σ_{j≤i}(A_j + D_j) ≥ C_ssd (A = SSD zones holding SSTs of the level, C_ssd =
-//! SSD zones for SSTs); L_t may use C_ssd − Σ_{j<t}(A_j + D_j) zones. A new SST goes
-//! to an empty SSD zone if it comes from a flush, from a compaction into a level
-//! below t, or into t while L_t is under its reservation; else to the HDD.
+//! Σ_{j≤i}(A_j + D_j) ≥ C_ssd, where A_j is the *actual size* of L_j in SSD zones
+//! — all its SSTs, on either device ("HHZS monitors the actual sizes of the
+//! LSM-tree levels", §3.3; H2Zone `ZenFS::ComputeCurrentAllocation` counts every
+//! file of the level) — and C_ssd the SSD zones for SSTs; L_t may use
+//! C_ssd − Σ_{j<t}(A_j + D_j) SSD zones. A new SST goes to an empty SSD zone if it
+//! comes from a flush, from a compaction into a level below t, or into t while SSD
+//! zones reserved for L_t are still available (H2Zone `LevelMAvailableZones`: the
+//! reservation less the SSD zones SSTs of L_t and above hold); else to the HDD.
 //!
 //! Migration: capacity migration moves the lowest-priority SSD SST to the HDD when
 //! L_t holds more SSD zones than reserved or an SST above L_t sits on the SSD;
@@ -51,11 +55,21 @@ pub struct WriteGuided {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Tiering {
     pub level: u32,
+    /// SSD zones reserved for L_t: C_ssd − Σ_{j<t}(A_j + D_j).
     pub reserved_zones: i64,
-    /// SSD zones holding SSTs of each level (A_i), up to the tiering level.
-    pub allocated_at_t: i64,
+    /// SSD zones SSTs of L_t hold.
+    pub ssd_zones_at_t: i64,
+    /// SSD zones SSTs above L_t hold (capacity migration moves them down).
+    pub ssd_zones_above_t: i64,
     /// Demand of the levels below t (Σ_{j<t} D_j).
     pub demand_below: i64,
+}
+
+impl Tiering {
+    /// SSD zones still available to new SSTs of L_t.
+    pub fn available_at_t(&self) -> i64 {
+        self.reserved_zones - self.ssd_zones_at_t - self.ssd_zones_above_t
+    }
 }
 
 impl WriteGuided {
@@ -91,36 +105,40 @@ impl WriteGuided {
             .unwrap_or(0)
             .max(self.demand.keys().copied().max().unwrap_or(0))
             + 1;
+        // A_i: the level's size in SSD zones, wherever its SSTs are; and the SSD
+        // zones its SSTs hold.
         let mut allocated = vec![0i64; max_level as usize + 1];
-        for s in view.ssts.iter().filter(|s| s.device == 0) {
-            allocated[s.level as usize] += 1;
+        let mut on_ssd = vec![0i64; max_level as usize + 1];
+        for s in &view.ssts {
+            allocated[s.level as usize] += s.zones as i64;
+            if s.device == 0 {
+                on_ssd[s.level as usize] += s.zones as i64;
+            }
         }
         let demand_of = |l: u32| {
             if l == 0 {
-                view.wal_zones_on_ssd as i64
+                view.wal_zones as i64
             } else {
                 self.demand(l)
             }
         };
         let mut below = 0i64;
         let mut demand_below = 0i64;
+        let mut t = max_level;
         for l in 0..=max_level {
             let here = allocated[l as usize] + demand_of(l);
             if below + here >= c_ssd {
-                return Tiering {
-                    level: l,
-                    reserved_zones: c_ssd - below,
-                    allocated_at_t: allocated[l as usize],
-                    demand_below,
-                };
+                t = l;
+                break;
             }
             below += here;
             demand_below += demand_of(l);
         }
         Tiering {
-            level: max_level,
+            level: t,
             reserved_zones: c_ssd - below,
-            allocated_at_t: 0,
+            ssd_zones_at_t: on_ssd[t as usize],
+            ssd_zones_above_t: on_ssd[t as usize + 1..].iter().sum(),
             demand_below,
         }
     }
@@ -158,11 +176,16 @@ impl PlacementPolicy for WriteGuided {
             return all;
         }
         let t = self.tiering(view);
-        if level < t.level || (level == t.level && t.allocated_at_t < t.reserved_zones) {
+        if level < t.level || (level == t.level && t.available_at_t() > 0) {
             all
         } else {
             hdd_only
         }
+    }
+
+    fn remount(&mut self) {
+        self.demand.clear();
+        self.jobs.clear();
     }
 
     fn on_hint(&mut self, _now: Ns, hint: &Hint) {
@@ -231,7 +254,7 @@ impl PlacementPolicy for WriteGuided {
                 .ssts
                 .iter()
                 .any(|s| s.device == 0 && s.level > t.level && Self::movable(s));
-            if t.allocated_at_t > t.reserved_zones.max(0) || above_t {
+            if t.ssd_zones_at_t > t.reserved_zones.max(0) || above_t {
                 if let Some(lo) = lowest_on_ssd {
                     return Some(MigrationPlan::Move {
                         file: lo.file,
@@ -277,6 +300,7 @@ mod tests {
             file,
             level,
             device,
+            zones: 1,
             reads,
             age_ns: 1_000_000_000,
             compacting: false,
@@ -299,22 +323,24 @@ mod tests {
                 },
             ],
             ssts,
-            wal_zones_on_ssd: wal_zones,
+            wal_zones,
             ..Default::default()
         }
     }
 
     #[test]
     fn tiering_level_by_hand() {
-        // C_ssd = 18. A: L0 3, L1 4, L2 9 on the SSD; D_0 = 2 WAL zones; a compaction
-        // into L2 selected 3 SSTs and wrote 1 so far (D_2 = 2).
+        // C_ssd = 18. Levels by actual size (A, SSTs on either device): L0 3 (all on
+        // the SSD), L1 4 (2 on the SSD), L2 9 (6 on the SSD); one stale L3 SST on the
+        // SSD. D_0 = 2 WAL zones; a compaction into L2 selected 3 SSTs and wrote 1 so
+        // far (D_2 = 2).
         let mut p = WriteGuided::hhzs(false, false);
         let mut ssts = Vec::new();
         let mut n = 0;
-        for (level, count) in [(0, 3), (1, 4), (2, 9)] {
-            for _ in 0..count {
+        for (level, ssd, hdd) in [(0, 3, 0), (1, 2, 2), (2, 6, 3), (3, 1, 0)] {
+            for device in std::iter::repeat_n(0, ssd).chain(std::iter::repeat_n(1, hdd)) {
                 n += 1;
-                ssts.push(sst(n, level, 0, 0));
+                ssts.push(sst(n, level, device, 0));
             }
         }
         p.on_hint(
@@ -332,20 +358,43 @@ mod tests {
                 job: 7,
                 sst: 99,
                 level: 2,
+                expected_bytes: 0,
             },
         );
-        let v = view(ssts, 2, 2);
-        // Σ L0 = 3 + 2 = 5, Σ L1 = 9, Σ L2 = 9 + 9 + 2 = 20 ≥ 18 → t = 2, R = 18 − 9 = 9.
+        let mut v = view(ssts, 2, 2);
+        // Σ L0 = 3 + 2 = 5, Σ L1 = 9, Σ L2 = 9 + 9 + 2 = 20 ≥ 18 → t = 2, R = 18 − 9 = 9;
+        // L2 holds 6 SSD zones and L3 1, so 2 are still available to L2.
         let t = p.tiering(&v);
         assert_eq!(
-            (t.level, t.reserved_zones, t.allocated_at_t, t.demand_below),
-            (2, 9, 9, 2)
+            (
+                t.level,
+                t.reserved_zones,
+                t.ssd_zones_at_t,
+                t.ssd_zones_above_t,
+                t.demand_below
+            ),
+            (2, 9, 6, 1, 2)
         );
-        // L1 output → SSD; L2 output: A_2 = 9 = R → HDD; L3 → HDD; flush → SSD.
+        assert_eq!(t.available_at_t(), 2);
+        // L1 output → SSD; L2 output → SSD while zones are available; L3 → HDD;
+        // flush → SSD.
         assert_eq!(p.devices_for(FileKind::Sst { level: 1 }, &v), vec![0, 1]);
-        assert_eq!(p.devices_for(FileKind::Sst { level: 2 }, &v), vec![1]);
+        assert_eq!(p.devices_for(FileKind::Sst { level: 2 }, &v), vec![0, 1]);
         assert_eq!(p.devices_for(FileKind::Sst { level: 3 }, &v), vec![1]);
         assert_eq!(p.devices_for(FileKind::Sst { level: 0 }, &v), vec![0, 1]);
+        // Two HDD SSTs of L2 migrated to the SSD use them up (A_2 is unchanged): the
+        // next L2 output goes to the HDD.
+        for s in v
+            .ssts
+            .iter_mut()
+            .filter(|s| s.level == 2 && s.device == 1)
+            .take(2)
+        {
+            s.device = 0;
+        }
+        let t = p.tiering(&v);
+        assert_eq!((t.level, t.reserved_zones, t.available_at_t()), (2, 9, 0));
+        assert_eq!(p.devices_for(FileKind::Sst { level: 2 }, &v), vec![1]);
         // The compaction ends having written 2 of 3: D_2 back to 0.
         p.on_hint(
             0,
@@ -353,6 +402,7 @@ mod tests {
                 job: 7,
                 sst: 100,
                 level: 2,
+                expected_bytes: 0,
             },
         );
         p.on_hint(

@@ -11,13 +11,14 @@
 //! A per-device zone budget restricts the zones the store may use (the paper limits
 //! the SSD to 20 zones).
 
+use super::allocation::RelocationStats;
 use super::migration::MigrationState;
 use super::placement::PlacementPolicy;
 use super::ssd_cache::SsdCache;
 use super::view::{DeviceView, SstView, StoreView};
 use crate::lsm::{FileKind, FileNo, Hint, LsmStorage, StorageError};
 use serde::Serialize;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use zonelab_devices::{Command, Device, Payload, ZoneAction};
 use zonelab_engine::Ns;
 
@@ -67,6 +68,17 @@ pub(super) struct StoredFile {
     pub(super) writing: bool,
     /// A migration copy must land on this device.
     pub(super) forced_device: Option<usize>,
+    /// The device of an SST, fixed when its first zone is assigned (HHZS §3.2:
+    /// an SST gets one SSD zone or several HDD zones; migration moves it whole).
+    pub(super) device: Option<usize>,
+    /// Empty zones of `device` assigned to the SST for the bytes it will still
+    /// write (off the free list, not yet open).
+    pub(super) reserved: VecDeque<u32>,
+    /// The file's size as the LSM-tree announced it (0: unknown).
+    pub(super) expected_bytes: u64,
+    /// Distinct zones its extents occupy (an exclusive file's extents are
+    /// contiguous per zone, so counting changes of zone is exact for SSTs).
+    pub(super) zone_count: u32,
 }
 
 impl StoredFile {
@@ -75,15 +87,50 @@ impl StoredFile {
             self.device_bytes.resize(e.device + 1, 0);
         }
         self.device_bytes[e.device] += e.len;
+        if self
+            .extents
+            .last()
+            .is_none_or(|l| (l.device, l.zone) != (e.device, e.zone))
+        {
+            self.zone_count += 1;
+        }
         self.extents.push(e);
+    }
+
+    /// A new file of `kind` created at `now`.
+    pub(super) fn new(kind: FileKind, devices: usize, now: Ns, forced: Option<usize>) -> Self {
+        StoredFile {
+            kind,
+            extents: Vec::new(),
+            device_bytes: vec![0; devices],
+            size: 0,
+            open_zone: None,
+            created_ns: now,
+            compacting: false,
+            writing: true,
+            forced_device: forced,
+            device: None,
+            reserved: VecDeque::new(),
+            expected_bytes: 0,
+            zone_count: 0,
+        }
+    }
+
+    /// Zones the file holds: those with its extents and those reserved for it.
+    pub(super) fn zones_held(&self) -> u32 {
+        self.zone_count + self.reserved.len() as u32
     }
 
     /// Replaces the extents (a migration's switch); returns the old ones.
     pub(super) fn set_extents(&mut self, extents: Vec<Extent>) -> Vec<Extent> {
         let old = std::mem::take(&mut self.extents);
         self.device_bytes.clear();
+        self.zone_count = 0;
         for e in extents {
             self.push_extent(e);
+        }
+        if let (FileKind::Sst { .. }, Some(e)) = (self.kind, self.extents.first()) {
+            self.device = Some(e.device);
         }
         old
     }
@@ -128,6 +175,9 @@ pub(super) struct StoreDevice {
     /// lists its empty ones.
     pub(super) reserve: u32,
     pub(super) reserve_free: VecDeque<u32>,
+    /// Zones holding WAL data (HHZS's storage demand of L0 counts them wherever
+    /// the WAL landed, §3.3 step 1).
+    pub(super) wal_zones: BTreeSet<u32>,
 }
 
 /// Per-device traffic and space, as results report them.
@@ -194,6 +244,11 @@ pub struct ZoneFileStore {
     pub(super) data: Option<super::data_path::DataState>,
     /// The metadata journal (emulation with persistence), if any.
     pub(super) journal: Option<super::journal::Journal>,
+    /// SSTs copied whole to another device because theirs ran out of zones.
+    pub(super) relocations: RelocationStats,
+    /// WAL bytes written outside the WAL/cache pool while it exists (§3.2 wants
+    /// none).
+    pub(super) wal_outside_pool_bytes: u64,
 }
 
 /// Live bytes per (class, device), sampled at a fixed virtual-time interval.
@@ -279,6 +334,7 @@ impl ZoneFileStore {
                 wal_zone: None,
                 reserve: 0,
                 reserve_free: VecDeque::new(),
+                wal_zones: BTreeSet::new(),
             });
         }
         Ok(Self {
@@ -295,6 +351,8 @@ impl ZoneFileStore {
             tick_baseline: (0, 0, 0),
             data: None,
             journal: None,
+            relocations: RelocationStats::default(),
+            wal_outside_pool_bytes: 0,
         })
     }
 
@@ -328,6 +386,53 @@ impl ZoneFileStore {
         Ok(())
     }
 
+    /// The file system mounted again with its files (a new process): what HHZS
+    /// keeps only in memory is gone — the SSD cache's mapping (so its zones are
+    /// reset, §3.5), a migration in progress, which SSTs running compactions hold,
+    /// the policy's storage demands, and the SSTs' read counts (§3.4; read rates
+    /// count from the mount). Files, zones and devices stay.
+    pub fn remount(&mut self, now: Ns) -> Result<(), StorageError> {
+        if let Some(task) = self.migration.task.take() {
+            self.migration.stats.cancelled += 1;
+            self.delete_internal(now, task.shadow)?;
+        }
+        let zones: Vec<u32> = self
+            .cache
+            .as_ref()
+            .map(|c| c.fifo.iter().map(|z| z.0).collect())
+            .unwrap_or_default();
+        for _ in &zones {
+            self.evict_oldest_cache_zone(now)?;
+        }
+        for f in self.files.values_mut() {
+            f.compacting = false;
+            f.created_ns = now;
+        }
+        self.file_reads.clear();
+        self.policy.remount();
+        let hdd = self.traffic.get(1).map_or(0, |t| t.point_reads);
+        self.tick_baseline = (now, hdd, self.traffic[0].written_bytes);
+        self.next_policy_tick_ns = now;
+        Ok(())
+    }
+
+    /// WAL bytes written outside the WAL/cache pool (0 without a pool).
+    pub fn wal_outside_pool_bytes(&self) -> u64 {
+        self.wal_outside_pool_bytes
+    }
+
+    /// The `max_total_wal_size` that keeps the WAL inside the WAL/cache pool
+    /// (§3.2: the pool "ensures that all WAL data can be accommodated in the SSD"):
+    /// live WAL files are one contiguous run of the shared WAL zone stream, so W
+    /// bytes touch at most ⌈W / C⌉ + 1 zones of capacity C, and (P − 1) × C is the
+    /// largest W that never needs more than the pool's P zones. `None` without a
+    /// pool of at least two zones.
+    pub fn wal_limit_for_pool_bytes(&self) -> Option<u64> {
+        let dev = &self.devices[0];
+        let cap = dev.zones.first()?.capacity_bytes;
+        (dev.reserve >= 2).then(|| (dev.reserve as u64 - 1) * cap)
+    }
+
     /// A copy of the store in its current state — devices, files, zones, cache,
     /// migration and policy — so a loaded system can run several workloads.
     pub fn try_clone(&self) -> Result<Self, StorageError> {
@@ -348,6 +453,7 @@ impl ZoneFileStore {
                 wal_zone: d.wal_zone,
                 reserve: d.reserve,
                 reserve_free: d.reserve_free.clone(),
+                wal_zones: d.wal_zones.clone(),
             });
         }
         Ok(Self {
@@ -364,6 +470,8 @@ impl ZoneFileStore {
             tick_baseline: self.tick_baseline,
             data: self.data.clone(),
             journal: None,
+            relocations: self.relocations,
+            wal_outside_pool_bytes: self.wal_outside_pool_bytes,
         })
     }
 
@@ -376,7 +484,11 @@ impl ZoneFileStore {
                 FileKind::Sst { level } if f.forced_device.is_none() => Some(SstView {
                     file: no,
                     level,
-                    device: self.device_of(no).unwrap_or(0),
+                    device: f.device.unwrap_or_else(|| f.home_device()),
+                    zones: match f.device {
+                        Some(0) => f.zones_held(),
+                        _ => self.zones_needed(0, f.size.max(f.expected_bytes)),
+                    },
                     reads: self.file_reads.get(&no).copied().unwrap_or(0),
                     age_ns: now.saturating_sub(f.created_ns),
                     compacting: f.compacting,
@@ -385,32 +497,12 @@ impl ZoneFileStore {
                 _ => None,
             })
             .collect();
-        let dev0 = &self.devices[0];
-        let wal_zones_on_ssd = dev0
-            .zones
-            .iter()
-            .enumerate()
-            .filter(|(z, zone)| {
-                (*z as u32) < dev0.reserve && !zone.cache && (zone.written_bytes > 0 || zone.open)
-            })
-            .count() as u32
-            + if dev0.reserve == 0 {
-                self.files
-                    .values()
-                    .filter(|f| f.kind == FileKind::Wal)
-                    .flat_map(|f| f.extents.iter())
-                    .filter(|e| e.device == 0)
-                    .map(|e| e.zone)
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .len() as u32
-            } else {
-                0
-            };
+        let wal_zones = self.devices.iter().map(|d| d.wal_zones.len() as u32).sum();
         StoreView {
             now,
             devices: self.views(),
             ssts,
-            wal_zones_on_ssd,
+            wal_zones,
             hdd_point_reads_per_s: 0.0,
             ssd_write_bytes_per_s: 0.0,
         }
@@ -475,45 +567,6 @@ impl ZoneFileStore {
             dev.zones[z as usize].open = true;
             dev.active += 1;
         }))
-    }
-
-    /// Takes an empty zone for `file` (of `kind`) from the first device the policy
-    /// names that has one it may open.
-    fn allocate_zone(
-        &mut self,
-        now: Ns,
-        file: FileNo,
-        kind: FileKind,
-    ) -> Result<(usize, u32), StorageError> {
-        if kind == FileKind::Wal && self.devices[0].reserve > 0 {
-            if let Some(z) = self.take_reserve_zone(now)? {
-                return Ok((0, z));
-            }
-        }
-        let order = match self.files.get(&file).and_then(|f| f.forced_device) {
-            Some(d) => vec![d],
-            None => {
-                let view = self.view(now);
-                self.policy.devices_for(kind, &view)
-            }
-        };
-        for d in order {
-            let Some(dev) = self.devices.get_mut(d) else {
-                continue;
-            };
-            if dev.active >= dev.max_active {
-                continue;
-            }
-            if let Some(z) = dev.free.pop_front() {
-                dev.zones[z as usize].open = true;
-                dev.active += 1;
-                return Ok((d, z));
-            }
-        }
-        Err(StorageError(format!(
-            "no empty zone for a {kind:?} file on any device the {} policy allows",
-            self.policy.name()
-        )))
     }
 
     /// Submits `cmd` with `payload` (emulation) and returns its completion time.
@@ -604,6 +657,7 @@ impl ZoneFileStore {
             self.traffic[d].zone_resets += 1;
         }
         let dev = &mut self.devices[d];
+        dev.wal_zones.remove(&z);
         let zone = &mut dev.zones[z as usize];
         zone.written_bytes = 0;
         zone.live_bytes = 0;
@@ -668,8 +722,11 @@ impl ZoneFileStore {
 
     /// Checks the store's invariants: extents never overlap and are in file order,
     /// live bytes and per-device byte counts match the extents, zones on the free
-    /// list are empty. Returns the first violation.
+    /// list are empty, every SST lives on one device (with the zones reserved for
+    /// it, which are empty and on no free list), and the WAL zone marks match the
+    /// WAL's extents. Returns the first violation.
     pub fn check(&self) -> Result<(), String> {
+        self.check_ssts_on_one_device()?;
         let mut live: Vec<Vec<u64>> = self
             .devices
             .iter()
@@ -796,6 +853,12 @@ impl LsmStorage for ZoneFileStore {
         self.device_of(file).unwrap_or(0)
     }
 
+    fn reopened(&mut self, now: Ns) {
+        // A device error while dropping the cache only leaves zones to be reset
+        // later; the files are intact.
+        let _ = self.remount(now);
+    }
+
     fn hint(&mut self, now: Ns, hint: &Hint) {
         match hint {
             Hint::TrivialMove { sst, to_level, .. } => {
@@ -808,6 +871,22 @@ impl LsmStorage for ZoneFileStore {
                 for i in inputs {
                     if let Some(f) = self.files.get_mut(i) {
                         f.compacting = true;
+                    }
+                }
+            }
+            Hint::FlushStarted {
+                sst,
+                expected_bytes,
+                ..
+            }
+            | Hint::SstGenerated {
+                sst,
+                expected_bytes,
+                ..
+            } => {
+                if let Some(f) = self.files.get_mut(sst) {
+                    if f.extents.is_empty() {
+                        f.expected_bytes = *expected_bytes;
                     }
                 }
             }
@@ -831,20 +910,8 @@ impl ZoneFileStore {
         forced: Option<usize>,
     ) {
         self.maybe_sample(now);
-        self.files.insert(
-            file,
-            StoredFile {
-                kind,
-                extents: Vec::new(),
-                device_bytes: vec![0; self.devices.len()],
-                size: 0,
-                open_zone: None,
-                created_ns: now,
-                compacting: false,
-                writing: true,
-                forced_device: forced,
-            },
-        );
+        let f = StoredFile::new(kind, self.devices.len(), now, forced);
+        self.files.insert(file, f);
     }
 
     /// Appends `bytes` to `file`. With `data` (emulation), `data.len() == bytes`
@@ -879,7 +946,8 @@ impl ZoneFileStore {
                     if let Some((d, z)) = self.files[&file].open_zone {
                         done = done.max(self.close_zone(d, z, now)?);
                     }
-                    let (d, z) = self.allocate_zone(now, file, kind)?;
+                    let (d, z, ready) = self.allocate_zone(now, file, kind)?;
+                    done = done.max(ready);
                     match kind {
                         FileKind::Wal => self.devices[d].wal_zone = Some(z),
                         FileKind::Sst { .. } => {
@@ -926,6 +994,12 @@ impl ZoneFileStore {
                 let e = *f.extents.last().expect("extent");
                 self.journal_push_extent(file, &e);
             }
+            if kind == FileKind::Wal {
+                self.devices[d].wal_zones.insert(z);
+                if self.devices[0].reserve > 0 && (d != 0 || z >= self.devices[0].reserve) {
+                    self.wal_outside_pool_bytes += physical;
+                }
+            }
             self.traffic[d].written_bytes += physical;
             self.written
                 .entry(kind.into())
@@ -958,7 +1032,9 @@ impl ZoneFileStore {
             .get_mut(&file)
             .ok_or_else(|| StorageError(format!("close of file {file}, which does not exist")))?;
         f.writing = false;
-        match f.open_zone.take() {
+        let open = f.open_zone.take();
+        self.release_reserved(file);
+        match open {
             Some((d, z)) => self.close_zone(d, z, now),
             None => Ok(now),
         }
@@ -1021,6 +1097,7 @@ impl ZoneFileStore {
 
     pub(super) fn delete_internal(&mut self, now: Ns, file: FileNo) -> Result<(), StorageError> {
         self.maybe_sample(now);
+        self.release_reserved(file);
         let f = self
             .files
             .remove(&file)

@@ -17,6 +17,8 @@ use super::read_plan::{plan_get, plan_scan, FilterCounts, Probe};
 use super::stall::{StallInputs, StallState, WriteController};
 use super::stats::{LevelSamples, LsmCounters, LsmSummary};
 use super::version::{Sst, Version};
+mod reopen;
+
 use std::sync::Arc;
 use thiserror::Error;
 use zonelab_engine::{EventQueue, Ns};
@@ -118,6 +120,12 @@ pub struct LsmDb<S: LsmStorage> {
     sample_interval_ns: Ns,
     evicted: Vec<Evicted>,
     filter_counts: FilterCounts,
+    /// A flush was requested for the immutable MemTables regardless of
+    /// `min_write_buffer_number_to_merge` (`MemTableList::FlushRequested`).
+    flush_requested: bool,
+    /// The oldest WAL file when the live WAL last exceeded `max_total_wal_size`
+    /// (RocksDB's `getting_flushed` mark): no second switch until it is gone.
+    wal_getting_flushed: Option<FileNo>,
 }
 
 impl<S: LsmStorage> LsmDb<S> {
@@ -164,6 +172,8 @@ impl<S: LsmStorage> LsmDb<S> {
             sample_interval_ns: 0,
             evicted: Vec::new(),
             filter_counts: FilterCounts::default(),
+            flush_requested: false,
+            wal_getting_flushed: None,
             layout,
             storage,
             o,
@@ -195,6 +205,8 @@ impl<S: LsmStorage> LsmDb<S> {
             sample_interval_ns: self.sample_interval_ns,
             evicted: Vec::new(),
             filter_counts: self.filter_counts,
+            flush_requested: self.flush_requested,
+            wal_getting_flushed: self.wal_getting_flushed,
         }
     }
 
@@ -230,6 +242,22 @@ impl<S: LsmStorage> LsmDb<S> {
     }
     pub fn stall_state(&self) -> StallState {
         self.wc.state
+    }
+    /// The write controller (stall state, cause, delayed write rate).
+    pub fn write_controller(&self) -> &WriteController {
+        &self.wc
+    }
+    /// RocksDB's estimate of the bytes compactions still have to rewrite.
+    pub fn pending_compaction_bytes(&self) -> u64 {
+        picker::estimated_pending_compaction_bytes(&self.version, &self.o)
+    }
+    /// (start level, output level) of each running compaction.
+    pub fn running_compactions(&self) -> Vec<(u32, u32)> {
+        self.compactions
+            .iter()
+            .flatten()
+            .map(|c| (c.start_level, c.output_level))
+            .collect()
     }
 
     /// Samples WAL and level sizes every `interval_ns` while operations run.
@@ -294,6 +322,18 @@ impl<S: LsmStorage> LsmDb<S> {
         if self.samples.is_some() {
             self.queue.schedule(start, Ev::Sample);
         }
+        self.drive(ops)
+    }
+
+    /// Goes on with the current phase for `ops` more operations, keeping its
+    /// counters and start, so the summary covers the whole phase: a load stopped at
+    /// several end points is the same simulation as one load to the last of them.
+    pub fn continue_ops(&mut self, ops: &mut dyn OpSource) -> Result<LsmSummary, LsmError> {
+        self.client.step = Step::NextOp;
+        self.drive(ops)
+    }
+
+    fn drive(&mut self, ops: &mut dyn OpSource) -> Result<LsmSummary, LsmError> {
         loop {
             if self.client_runnable() {
                 let t = self.client.time;
@@ -319,7 +359,7 @@ impl<S: LsmStorage> LsmDb<S> {
         let end = self.client.time;
         self.counters.bloom_useful = self.filter_counts.useful;
         self.counters.bloom_false_positives = self.filter_counts.false_positives;
-        Ok(self.counters.summarize(end - start))
+        Ok(self.counters.summarize(end - self.client.phase_start))
     }
 
     /// Runs background work until no flush or compaction is pending; returns the
@@ -418,6 +458,7 @@ impl<S: LsmStorage> LsmDb<S> {
                 }
             }
             Step::PutStart => {
+                self.maybe_switch_wal(now)?;
                 if self.wc.state == StallState::Stopped {
                     self.client.step = Step::WaitingStall;
                     self.client.stall_since = now;
@@ -475,6 +516,28 @@ impl<S: LsmStorage> LsmDb<S> {
             self.client.rmw_put_done = true;
         }
         Ok(())
+    }
+
+    /// `DBImpl::PreprocessWrite` → `SwitchWAL`: when the live WAL exceeds
+    /// `max_total_wal_size` and its oldest file is not already being flushed, the
+    /// active MemTable is switched and a flush is requested even below
+    /// `min_write_buffer_number_to_merge`, so the oldest WAL files can be deleted.
+    fn maybe_switch_wal(&mut self, now: Ns) -> Result<(), LsmError> {
+        let live = self.wal_bytes() + self.wal_buffer_bytes;
+        if live <= self.o.max_total_wal_bytes_effective() {
+            return Ok(());
+        }
+        let oldest = self.wal_files.first().map(|w| w.0);
+        if oldest.is_none() || self.wal_getting_flushed == oldest {
+            return Ok(());
+        }
+        self.wal_getting_flushed = oldest;
+        self.counters.wal_full_flushes += 1;
+        if self.active.entries() > 0 {
+            self.switch_memtable(now)?;
+        }
+        self.flush_requested = true;
+        self.maybe_schedule(now)
     }
 
     fn wal_append(&mut self, now: Ns, bytes: u64) -> Result<Ns, LsmError> {
@@ -654,7 +717,11 @@ impl<S: LsmStorage> LsmDb<S> {
     fn maybe_schedule(&mut self, now: Ns) -> Result<(), LsmError> {
         let flushing = self.flushes.iter().filter(|j| j.is_some()).count() as u32;
         let waiting = self.imm.iter().filter(|m| !m.flushing).count() as u32;
-        if flushing < self.o.flush_threads && waiting >= self.o.min_write_buffers_to_merge {
+        let requested = self.flush_requested && waiting > 0;
+        if flushing < self.o.flush_threads
+            && (waiting >= self.o.min_write_buffers_to_merge || requested)
+        {
+            self.flush_requested = false;
             self.start_flush(now)?;
         }
         let limit = if self.wc.speedup_compaction {
@@ -720,8 +787,15 @@ impl<S: LsmStorage> LsmDb<S> {
         let sst = self.new_file_no();
         let job = self.new_job();
         self.storage.create(now, sst, FileKind::Sst { level: 0 })?;
-        self.storage.hint(now, &Hint::FlushStarted { job, sst });
         let file_bytes = self.layout.file_bytes(keys.len() as u64);
+        self.storage.hint(
+            now,
+            &Hint::FlushStarted {
+                job,
+                sst,
+                expected_bytes: file_bytes,
+            },
+        );
         let slot = Self::free_slot(&mut self.flushes);
         self.flushes[slot] = Some(FlushJob {
             job,
@@ -752,7 +826,11 @@ impl<S: LsmStorage> LsmDb<S> {
                     done = done.max(self.storage.close(now, j.sst)?);
                     j.phase = JobPhase::Write;
                 }
-                let cpu = chunk * self.o.cpu.flush_ns_per_kib / 1024;
+                // Keys written with this chunk, pro rata (cumulative, so no drift).
+                let n = j.keys.len() as u64;
+                let keys = pro_rata(n, j.written_bytes, j.file_bytes)
+                    - pro_rata(n, j.written_bytes - chunk, j.file_bytes);
+                let cpu = self.o.cpu.flush_ns(keys, chunk);
                 self.queue.schedule(done + cpu, Ev::Flush(slot));
                 self.flushes[slot] = Some(j);
             }
@@ -820,14 +898,22 @@ impl<S: LsmStorage> LsmDb<S> {
             .max()
             .unwrap_or(0);
         let merged = merge_runs(&runs);
-        let outputs: Vec<(Arc<[u64]>, u64)> =
-            split_into_files(&merged, self.layout.max_entries_per_file)
-                .into_iter()
-                .map(|k| {
-                    let b = self.layout.file_bytes(k.len() as u64);
-                    (k, b)
-                })
-                .collect();
+        // RocksDB cuts compaction outputs at the target file size only when the
+        // output level is not L0 (`CompactionJob::ProcessKeyValueCompaction`:
+        // `output_level() != 0 && current_output_file_size >= max_output_file_size`),
+        // so an intra-L0 compaction writes one file.
+        let max_entries = if output_level == 0 {
+            merged.len().max(1) as u64
+        } else {
+            self.layout.max_entries_per_file
+        };
+        let outputs: Vec<(Arc<[u64]>, u64)> = split_into_files(&merged, max_entries)
+            .into_iter()
+            .map(|k| {
+                let b = self.layout.file_bytes(k.len() as u64);
+                (k, b)
+            })
+            .collect();
         let input_data_bytes: Vec<u64> = inputs
             .iter()
             .map(|&f| {
@@ -835,6 +921,10 @@ impl<S: LsmStorage> LsmDb<S> {
                     .data_bytes(self.version.sst(f).keys.len() as u64)
             })
             .collect();
+        let total_input_keys: u64 = inputs
+            .iter()
+            .map(|&f| self.version.sst(f).keys.len() as u64)
+            .sum();
         let job = self.new_job();
         self.storage.hint(
             now,
@@ -855,6 +945,7 @@ impl<S: LsmStorage> LsmDb<S> {
             output_level,
             fetched_bytes: vec![0; inputs.len()],
             total_input_bytes: input_data_bytes.iter().sum(),
+            total_input_keys,
             input_data_bytes,
             inputs,
             total_output_bytes: outputs.iter().map(|o| o.1).sum(),
@@ -919,7 +1010,10 @@ impl<S: LsmStorage> LsmDb<S> {
                         done = done.max(d);
                     }
                 }
-                let cpu = consumed * self.o.cpu.compaction_ns_per_kib / 1024;
+                let (k, total) = (j.total_input_keys, j.total_input_bytes);
+                let keys = pro_rata(k, j.consumed_input_bytes, total)
+                    - pro_rata(k, j.consumed_input_bytes - consumed, total);
+                let cpu = self.o.cpu.compaction_ns(keys, consumed);
                 j.phase = JobPhase::Write;
                 self.queue.schedule(done + cpu, Ev::Compaction(slot));
             }
@@ -934,6 +1028,7 @@ impl<S: LsmStorage> LsmDb<S> {
                             job: j.job,
                             sst: no,
                             level,
+                            expected_bytes: j.outputs[j.current_output].1,
                         },
                     );
                     j.output_nos.push(no);
@@ -998,4 +1093,12 @@ impl<S: LsmStorage> LsmDb<S> {
         );
         self.after_change(now)
     }
+}
+
+/// `total × part ÷ whole`, rounded down (0 when `whole` is 0).
+fn pro_rata(total: u64, part: u64, whole: u64) -> u64 {
+    if whole == 0 {
+        return 0;
+    }
+    (total as u128 * part as u128 / whole as u128) as u64
 }

@@ -22,8 +22,14 @@ pub enum FileKind {
 /// Hints, emitted when the event happens in virtual time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Hint {
-    /// A flush starts writing `sst` to L0 (the flushing hint).
-    FlushStarted { job: u64, sst: FileNo },
+    /// A flush starts writing `sst` to L0 (the flushing hint). `expected_bytes`:
+    /// the file's size as far as the LSM-tree knows it (0: unknown), so the store
+    /// can give it the zones it needs on one device (§3.2).
+    FlushStarted {
+        job: u64,
+        sst: FileNo,
+        expected_bytes: u64,
+    },
     /// A compaction was triggered: its input SSTs and output level.
     CompactionStarted {
         job: u64,
@@ -32,8 +38,14 @@ pub enum Hint {
         /// Output SSTs the compaction will write (exact: the merge is known).
         planned_outputs: u32,
     },
-    /// A compaction starts writing an output SST at `level`.
-    SstGenerated { job: u64, sst: FileNo, level: u32 },
+    /// A compaction starts writing an output SST at `level`; `expected_bytes` as
+    /// for [`Hint::FlushStarted`].
+    SstGenerated {
+        job: u64,
+        sst: FileNo,
+        level: u32,
+        expected_bytes: u64,
+    },
     /// A compaction finished and installed its outputs.
     CompactionFinished {
         job: u64,
@@ -84,4 +96,8 @@ pub trait LsmStorage {
     fn tier_of(&self, _file: FileNo) -> usize {
         0
     }
+    /// The LSM-tree was closed and opened in a new process (its files stay): a
+    /// file system mounted with it loses its in-memory state. The default keeps
+    /// everything.
+    fn reopened(&mut self, _now: Ns) {}
 }

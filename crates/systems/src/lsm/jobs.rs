@@ -1,6 +1,6 @@
 //! Background jobs as state machines in virtual time: a flush writes the merged
 //! immutable MemTables as one L0 SST; a compaction reads its inputs with
-//! readahead, merges (CPU per byte) and writes its outputs chunk by chunk, creating
+//! readahead, merges (CPU per key and per byte) and writes its outputs chunk by chunk, creating
 //! each output file (and asking the storage to place it) when it starts writing it.
 //! The key-level result of a job is computed when it starts, so output sizes and
 //! the SST-generated hints are exact; its I/O then takes virtual time.
@@ -33,6 +33,8 @@ pub struct CompactionJob {
     /// Bytes read so far from each input (whole readahead chunks).
     pub fetched_bytes: Vec<u64>,
     pub total_input_bytes: u64,
+    /// Entries of all inputs (the merge's CPU is charged per key and per byte).
+    pub total_input_keys: u64,
     /// Planned outputs: keys and file bytes.
     pub outputs: Vec<(Arc<[u64]>, u64)>,
     pub output_nos: Vec<FileNo>,

@@ -4,8 +4,10 @@
 //! - scores: L0 = max(files not being compacted ÷ trigger, their bytes ÷ L1 target);
 //!   Ln = bytes not being compacted ÷ target(n); levels tried by descending score;
 //! - L0 → L1 takes every overlapping L0 file and every overlapping L1 file, and only
-//!   one L0 compaction runs at a time; when L1 is busy, an intra-L0 compaction of the
-//!   newest ≥ 4 files (`FindIntraL0Compaction`) may run instead;
+//!   one L0 compaction runs at a time; when L0 → L1 cannot start (an L0 compaction
+//!   runs, or L1 is busy), an intra-L0 compaction of the newest ≥ 4 files not being
+//!   compacted (`FindIntraL0Compaction`) may run instead, and L1 is not picked as a
+//!   start level in that round (`skipped_l0_to_base`);
 //! - Ln → Ln+1 takes one file, chosen by `kMinOverlappingRatio` (least next-level
 //!   overlap per byte), skipping files being compacted, files whose next-level
 //!   overlap is being compacted, and ranges a running compaction is writing into;
@@ -81,18 +83,35 @@ fn output_range_busy(running: &[Running], output_level: u32, lo: u64, hi: u64) -
         .any(|r| r.output_level == output_level && r.lo <= hi && r.hi >= lo)
 }
 
-/// Picks the next compaction, or `None` when no level needs one that can run now.
+/// Picks the next compaction, or `None` when no level needs one that can run now
+/// (`LevelCompactionBuilder::SetupInitialFiles`).
 pub fn pick(v: &Version, o: &LsmOptions, running: &[Running]) -> Option<Pick> {
     let l0_running = running.iter().any(|r| r.start_level == 0);
+    let mut skipped_l0_to_base = false;
     for (level, score) in scores(v, o) {
         if score < 1.0 {
             break;
         }
+        // "If L0->base_level compaction is pending, don't schedule further
+        // compaction from base level. Otherwise L0->base_level compaction may
+        // starve."
+        if skipped_l0_to_base && level == 1 {
+            continue;
+        }
         let found = if level == 0 {
-            if l0_running {
+            // Only one L0 -> L1 compaction at a time; when it cannot run (another
+            // L0 compaction is in progress, or L1 is busy), RocksDB tries an
+            // intra-L0 compaction of the newest files that are not being compacted.
+            let to_base = if l0_running {
                 None
             } else {
-                pick_l0(v, o, running).or_else(|| pick_intra_l0(v, o))
+                pick_l0(v, o, running)
+            };
+            if to_base.is_none() {
+                skipped_l0_to_base = true;
+                pick_intra_l0(v, o)
+            } else {
+                to_base
             }
         } else {
             pick_level(v, o, running, level as usize)

@@ -123,13 +123,15 @@ impl WriteController {
             self.state = StallState::Normal;
             self.cause = None;
         }
-        // GetL0ThresholdSpeedupCompaction and the pending-bytes speedup threshold:
-        // below them RocksDB runs a single compaction at a time.
+        // GetL0ThresholdSpeedupCompaction and the pending-bytes speedup threshold
+        // of RocksDB 6.22's RecalculateWriteStallConditions ("Increase compaction
+        // threads if bytes needed for compaction exceeds 1/4 of threshold for
+        // slowing down"): below them RocksDB runs a single compaction at a time.
         let l0_speedup = (2 * o.l0_compaction_trigger_files).min(
             o.l0_compaction_trigger_files
                 + (o.l0_slowdown_trigger_files - o.l0_compaction_trigger_files) / 4,
         );
-        let bytes_speedup = (2 * o.level_base_bytes).min(o.soft_pending_compaction_bytes / 4);
+        let bytes_speedup = o.soft_pending_compaction_bytes / 4;
         self.speedup_compaction = self.state != StallState::Normal
             || x.l0_files >= l0_speedup
             || pending >= bytes_speedup;

@@ -38,6 +38,8 @@ pub struct LsmCounters {
     pub intra_l0_compactions: u64,
     pub trivial_moves: u64,
     pub cache_evictions: u64,
+    /// Flushes forced because the live WAL exceeded `max_total_wal_size`.
+    pub wal_full_flushes: u64,
 }
 
 /// Serialisable summary of [`LsmCounters`] over `elapsed_ns`.
@@ -70,6 +72,7 @@ pub struct LsmSummary {
     pub intra_l0_compactions: u64,
     pub trivial_moves: u64,
     pub cache_evictions: u64,
+    pub wal_full_flushes: u64,
 }
 
 fn summary(h: &LatencyHistogram) -> Option<LatencySummary> {
@@ -112,6 +115,7 @@ impl LsmCounters {
             intra_l0_compactions: self.intra_l0_compactions,
             trivial_moves: self.trivial_moves,
             cache_evictions: self.cache_evictions,
+            wal_full_flushes: self.wal_full_flushes,
         }
     }
 }

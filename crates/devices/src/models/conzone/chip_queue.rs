@@ -1,28 +1,50 @@
-//! Per-chip command queue (ConZone+ §4.2). By default commands run FIFO in the
-//! order they are booked. With preemption on, a user command does not wait for
-//! queued background work (SLC→regular migration, GC copies and erases): it runs
-//! as soon as the chip finishes its user commands and the background command
-//! already in progress, and every background command still queued is pushed back
-//! by its duration (reference code: `plane_getstime` / `plane_update`).
+//! Per-chip command queue (ConZone+ §4.2). Without preemption commands run FIFO
+//! in the order they are booked. With preemption (the reference's behaviour, on
+//! by default) only SLC→regular *migration* commands are preemptible: any other
+//! command (a user read or program, an SLC GC copy, a mapping read) does not wait
+//! for queued migration work — it runs as soon as the chip finishes its other
+//! commands and the migration command already in progress — and every migration
+//! command still queued is pushed back by its duration (DingcuiYu/ConZone
+//! `ssd.c:729-811` `plane_getstime` / `plane_update`: `ncmd->type != MIGRATE_IO`
+//! preempts queued `MIGRATE_IO` commands only; GC commands are not preempted).
+//!
+//! With preemption the non-preemptible commands are placed on a
+//! [`GapTimeline`]: a command that reaches the chip earlier than one booked
+//! further ahead (a host write held back behind a migration, say) runs in the
+//! gap before it, as it would in the reference, where a held-back request is
+//! retried later and never occupies the queue meanwhile.
 
 use std::collections::VecDeque;
-use zonelab_engine::Ns;
+use zonelab_engine::{GapTimeline, Ns};
 
 /// Who issued a flash command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpKind {
+    /// Host reads and writes (buffer flushes), mapping reads, direct erases.
     User,
-    Background,
+    /// SLC GC copies and erases (reference `GC_IO`): not preemptible.
+    Gc,
+    /// SLC→regular migration reads, programs and erases (reference
+    /// `MIGRATE_IO`): preemptible when preemption is on.
+    Migration,
+}
+
+impl OpKind {
+    /// Whether queued commands of this kind yield to other commands (§4.2).
+    #[inline]
+    pub fn preemptible(self) -> bool {
+        self == OpKind::Migration
+    }
 }
 
 #[derive(Debug, Clone, Default)]
 pub struct ChipQueue {
     /// The chip is free of every booked command from here.
     free_ns: Ns,
-    /// The chip is free of user commands from here (used with preemption).
-    user_free_ns: Ns,
+    /// Non-preemptible commands booked so far (with preemption).
+    user: GapTimeline,
     busy_ns: Ns,
-    /// Booked background commands (start, end), in order; only with preemption.
+    /// Booked migration commands (start, end), in order; only with preemption.
     background: VecDeque<(Ns, Ns)>,
 }
 
@@ -39,14 +61,14 @@ impl ChipQueue {
             self.free_ns = start + dur;
             return (start, start + dur);
         }
-        match kind {
-            OpKind::Background => {
+        match kind.preemptible() {
+            true => {
                 let start = ready.max(self.free_ns);
                 self.free_ns = start + dur;
                 self.background.push_back((start, start + dur));
                 (start, start + dur)
             }
-            OpKind::User => {
+            false => {
                 while self.background.front().is_some_and(|b| b.1 <= ready) {
                     self.background.pop_front();
                 }
@@ -55,10 +77,9 @@ impl ChipQueue {
                     .iter()
                     .find(|b| b.0 <= ready && b.1 > ready)
                     .map_or(ready, |b| b.1);
-                let start = ready.max(self.user_free_ns).max(running_end);
-                self.user_free_ns = start + dur;
+                let (start, end) = self.user.reserve(ready.max(running_end), dur);
                 self.push_back_queued(start, dur);
-                (start, start + dur)
+                (start, end)
             }
         }
     }
@@ -75,21 +96,38 @@ impl ChipQueue {
             self.free_ns = self.free_ns.max(new_end);
             return;
         }
-        match kind {
-            OpKind::Background => {
+        match kind.preemptible() {
+            true => {
                 if let Some(b) = self.background.iter_mut().find(|b| b.1 == old_end) {
                     b.1 = new_end;
                 }
                 self.free_ns = self.free_ns.max(new_end);
             }
-            OpKind::User => {
-                self.user_free_ns = self.user_free_ns.max(new_end);
+            false => {
+                self.user.reserve(old_end, extra);
                 self.push_back_queued(old_end, extra);
             }
         }
     }
 
-    /// Background commands not yet started at `from` move back by `dur`.
+    /// The chip is free of every booked command from here.
+    pub fn free_ns(&self) -> Ns {
+        self.free_ns.max(self.user.free_at_ns())
+    }
+
+    /// Forgets non-preemptible bookings that ended by `now_ns` (no later command
+    /// can be ready before it).
+    pub fn forget_before(&mut self, now_ns: Ns) {
+        self.user.forget_before(now_ns);
+    }
+
+    /// End of the last queued migration command (preemption may have pushed it
+    /// back since it was booked); 0 without preemption or when none is queued.
+    pub fn migration_end_ns(&self) -> Ns {
+        self.background.back().map_or(0, |b| b.1)
+    }
+
+    /// Migration commands not yet started at `from` move back by `dur`.
     fn push_back_queued(&mut self, from: Ns, dur: Ns) {
         let mut shifted = false;
         for b in self.background.iter_mut().filter(|b| b.0 >= from) {
@@ -112,14 +150,27 @@ mod tests {
     #[test]
     fn fifo_without_preemption_and_user_first_with_it() {
         let mut q = ChipQueue::default();
-        assert_eq!(q.reserve(0, 100, OpKind::Background, false), (0, 100));
+        assert_eq!(q.reserve(0, 100, OpKind::Migration, false), (0, 100));
         assert_eq!(q.reserve(10, 5, OpKind::User, false), (100, 105));
         let mut p = ChipQueue::default();
-        p.reserve(0, 100, OpKind::Background, true);
-        p.reserve(0, 100, OpKind::Background, true); // queued: 100..200
-                                                     // A user read at 10 waits for the running background op only.
+        p.reserve(0, 100, OpKind::Migration, true);
+        p.reserve(0, 100, OpKind::Migration, true); // queued: 100..200
+                                                    // A user read at 10 waits for the running migration op only.
         assert_eq!(p.reserve(10, 5, OpKind::User, true), (100, 105));
-        // The queued background op moved back by 5: the chip is free at 205.
-        assert_eq!(p.reserve(0, 1, OpKind::Background, true), (205, 206));
+        // The queued migration op moved back by 5: the chip is free at 205.
+        assert_eq!(p.reserve(0, 1, OpKind::Migration, true), (205, 206));
+    }
+
+    #[test]
+    fn gc_commands_are_not_preempted_but_preempt_migration() {
+        let mut p = ChipQueue::default();
+        p.reserve(0, 100, OpKind::Gc, true);
+        // A user command waits for a queued / running GC command (FIFO).
+        assert_eq!(p.reserve(10, 5, OpKind::User, true), (100, 105));
+        let mut m = ChipQueue::default();
+        m.reserve(0, 100, OpKind::Migration, true);
+        m.reserve(0, 100, OpKind::Migration, true);
+        // A GC copy is not migration: it preempts the queued migration command.
+        assert_eq!(m.reserve(10, 5, OpKind::Gc, true), (100, 105));
     }
 }

@@ -98,9 +98,15 @@ pub struct FlashSection {
     pub channel_mib_s: f64,
     pub host_link_mb_s: f64,
     pub queue_depth: u32,
-    /// §4.2: user commands preempt queued background (migration / GC) commands.
-    #[serde(default)]
+    /// §4.2: other commands preempt queued SLC→regular migration commands. On
+    /// unless a profile turns it off: the reference always queues per plane with
+    /// migration-only preemption (`ssd.c:729-811`).
+    #[serde(default = "preempt_by_default")]
     pub preempt_migration: bool,
+}
+
+fn preempt_by_default() -> bool {
+    true
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -212,6 +218,9 @@ pub struct Geometry {
     pub block_pages: u64,
     /// Pages of one SLC block on one chip.
     pub slc_block_pages: u64,
+    /// Pages of one sub-zone mapping unit: an SLC superblock's capacity
+    /// (reference `SUB_ZONE_MAP` = `pslc_pgs_per_line`, `zms_read_write.c:199-201`).
+    pub subzone_pages: u64,
     pub slc_blocks_per_chip: u32,
     pub chunk_pages: u64,
     pub read_slc_ns: Ns,
@@ -385,6 +394,7 @@ impl ConZoneProfile {
             slc_unit_pages: flash_page_pages,
             block_pages,
             slc_block_pages: block_pages / bits,
+            subzone_pages: block_pages / bits * chips as u64,
             slc_blocks_per_chip: s.blocks_per_chip,
             chunk_pages: l.chunk_mib as u64 * MIB / LOGICAL_PAGE_BYTES,
             read_slc_ns: us_to_ns(f.read_slc_us),

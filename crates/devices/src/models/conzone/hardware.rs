@@ -4,14 +4,15 @@
 //! queue-depth limit. Timing follows NVMeVirt/ConZone: each parallel unit keeps
 //! the time it is next free; a read senses on the chip then moves data over the
 //! channel; a program moves data over the channel then programs on the chip.
-//! Each chip's queue ([`ChipQueue`]) is FIFO, or lets user commands preempt
-//! background ones when `flash.preempt_migration` is set (§4.2).
+//! Each chip's queue ([`ChipQueue`]) is FIFO, or lets other commands preempt
+//! queued migration commands when `flash.preempt_migration` is set (§4.2; the
+//! reference's default).
 
 use super::chip_queue::{ChipQueue, OpKind};
 use super::config::{Geometry, LOGICAL_PAGE_BYTES};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use zonelab_engine::{transfer_ns, GapTimeline, Ns, Timeline};
+use zonelab_engine::{transfer_ns, GapTimeline, Ns};
 
 pub use super::chip_queue::OpKind as Issuer;
 
@@ -39,13 +40,18 @@ pub struct OpCounts {
 pub struct Hardware {
     chips: Vec<ChipQueue>,
     channels: Vec<GapTimeline>,
-    link: Timeline,
+    /// The host link; a gap timeline, so a transfer ready earlier is not queued
+    /// behind one booked further ahead (a held-back write, say).
+    link: GapTimeline,
     in_flight: BinaryHeap<Reverse<Ns>>,
     g: Geometry,
     pub ops: OpCounts,
-    /// Who issues the commands booked now (firmware sets Background for GC and
-    /// migration, §4.2).
+    /// Who issues the commands booked now (firmware sets Gc for SLC GC and
+    /// Migration for SLC→regular migration, §4.2).
     pub issuer: OpKind,
+    /// The last migration command booked so far ends here (reference
+    /// `migrating_etime`, `ssd.c:719-721`).
+    migration_end_ns: Ns,
 }
 
 impl Hardware {
@@ -53,12 +59,34 @@ impl Hardware {
         Self {
             chips: vec![ChipQueue::default(); g.chips as usize],
             channels: vec![GapTimeline::new(); g.channels as usize],
-            link: Timeline::new(),
+            link: GapTimeline::new(),
             in_flight: BinaryHeap::new(),
             g: g.clone(),
             ops: OpCounts::default(),
             issuer: OpKind::User,
+            migration_end_ns: 0,
         }
+    }
+
+    /// When the migrations booked so far end (0 if none), including the delay
+    /// preemption has added to queued migration commands.
+    pub fn migration_end_ns(&self) -> Ns {
+        let queued = self.chips.iter().map(|c| c.migration_end_ns()).max();
+        self.migration_end_ns.max(queued.unwrap_or(0))
+    }
+
+    /// When every chip has finished every booked command (reference
+    /// `ssd_next_idle_time`, `ssd.c:952-975`, which a host flush waits for).
+    pub fn idle_at_ns(&self) -> Ns {
+        self.chips.iter().map(|c| c.free_ns()).max().unwrap_or(0)
+    }
+
+    #[inline]
+    fn note_end(&mut self, end: Ns) -> Ns {
+        if self.issuer == OpKind::Migration {
+            self.migration_end_ns = self.migration_end_ns.max(end);
+        }
+        end
     }
 
     #[inline]
@@ -66,11 +94,16 @@ impl Hardware {
         (chip % self.g.channels) as usize
     }
 
-    /// Drops channel bookings before `now_ns` (no request is ready earlier).
+    /// Drops channel and chip bookings before `now_ns` (no request is ready
+    /// earlier).
     pub fn advance(&mut self, now_ns: Ns) {
         for c in &mut self.channels {
             c.forget_before(now_ns);
         }
+        for c in &mut self.chips {
+            c.forget_before(now_ns);
+        }
+        self.link.forget_before(now_ns);
     }
 
     /// Time a command arriving at `now_ns` starts: at most `queue_depth` commands
@@ -117,7 +150,7 @@ impl Hardware {
         let (_, out) =
             self.channels[ch].reserve(sensed, transfer_ns(bytes, self.g.channel_bytes_per_s));
         self.chips[chip as usize].extend(sensed, out, kind, preempt);
-        out
+        self.note_end(out)
     }
 
     /// Fetches one 4 KiB mapping-table page from `chip` (the mapping table is kept
@@ -145,9 +178,10 @@ impl Hardware {
             transfer_ns(pages * LOGICAL_PAGE_BYTES, self.g.channel_bytes_per_s),
         );
         let (kind, preempt) = (self.issuer, self.g.preempt_migration);
-        self.chips[chip as usize]
+        let end = self.chips[chip as usize]
             .reserve(loaded, t_prog, kind, preempt)
-            .1
+            .1;
+        self.note_end(end)
     }
 
     /// Erases one block on `chip`.
@@ -157,9 +191,10 @@ impl Hardware {
             Cells::Regular => self.ops.regular_erases += 1,
         }
         let (kind, preempt) = (self.issuer, self.g.preempt_migration);
-        self.chips[chip as usize]
+        let end = self.chips[chip as usize]
             .reserve(ready_ns, self.g.erase_ns, kind, preempt)
-            .1
+            .1;
+        self.note_end(end)
     }
 
     /// Moves `bytes` over the host link from `ready_ns`.

@@ -10,16 +10,19 @@
 use std::collections::HashMap;
 use zonelab_engine::rng::splitmix64;
 
-/// Mapping granularity of an entry (two reserved bits in the reference's table).
+/// Mapping granularity of an entry (two reserved bits in the reference's table;
+/// `ssd_config.h:387-395`: page, chunk, sub-zone, zone).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Gran {
     Page = 0,
     Chunk = 1,
-    Zone = 2,
+    /// An SLC superblock's worth of a zone (reference `SUB_ZONE_MAP`).
+    SubZone = 2,
+    Zone = 3,
 }
 
 /// Cache key: namespace, granularity and the logical address at that granularity
-/// (page number, chunk number or zone number).
+/// (page, chunk, sub-zone or zone number).
 #[inline]
 pub fn key(ns: u8, gran: Gran, la: u64) -> u64 {
     debug_assert!(la < 1 << 56);
@@ -160,6 +163,14 @@ impl L2pCache {
         if !pinned {
             self.push_front(s);
         }
+    }
+
+    /// Empties the cache, pinned entries included (the cache is SRAM: a power
+    /// cycle loses it). The eviction counter is kept.
+    pub fn clear(&mut self) {
+        let evictions = self.evictions;
+        *self = Self::new(self.capacity(), self.buckets.len() as u32);
+        self.evictions = evictions;
     }
 
     /// Removes `key` if cached.

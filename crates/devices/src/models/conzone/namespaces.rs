@@ -1,7 +1,11 @@
 //! ConZone+ with two namespaces on one medium (§4, Algorithm 1, Fig. 7, §4.1):
 //! namespace 0 is a block interface for file-system metadata — page-mapped, every
 //! page in its own SLC pool, SLC GC within SLC, a dedicated write buffer — and
-//! namespace 1 is the zoned namespace of [`ConZone`]. Each namespace has its own
+//! namespace 1 holds the data: the zoned namespace of [`ConZone`] (a profile with
+//! `[zones]`), or the block namespace of [`ConZoneBlock`] (a profile with
+//! `[block]`, the reference's `config-*-block`: `NS_SSD_TYPE_1 =
+//! SSD_TYPE_CONZONE_BLOCK`, the ConZone+ block baseline of §6.3-§6.5). Each
+//! namespace has its own
 //! controller (mapping, allocation, GC, write buffers, SLC pool); both share one
 //! storage complex (chips, channels, host link, queue depth) and one L2P cache
 //! whose entries are tagged by namespace, so they contend as on a real device.
@@ -12,7 +16,7 @@
 //! size is its logical size plus its SLC blocks; the metadata namespace's is its
 //! SLC pool, which includes its over-provisioning.
 //!
-//! As a [`Device`], `ConZonePlus` is the zoned namespace (so bench / replay work on
+//! As a [`Device`], `ConZonePlus` is the data namespace (so bench / replay work on
 //! it); [`ConZonePlus::namespace`] gives either namespace as a `Device`.
 
 use super::block::ConZoneBlock;
@@ -32,12 +36,48 @@ use zonelab_engine::{Ns, MIB};
 pub use super::block::BLOCK_NS as META_NS;
 pub use super::zoned::ZONED_NS;
 
+/// The data namespace: zoned or block.
+enum DataNs {
+    Zoned(Box<ConZone>),
+    Block(Box<ConZoneBlock>),
+}
+
+impl DataNs {
+    fn device(&mut self) -> &mut dyn Device {
+        match self {
+            DataNs::Zoned(z) => z.as_mut(),
+            DataNs::Block(b) => b.as_mut(),
+        }
+    }
+
+    fn device_ref(&self) -> &dyn Device {
+        match self {
+            DataNs::Zoned(z) => z.as_ref(),
+            DataNs::Block(b) => b.as_ref(),
+        }
+    }
+
+    fn swap_shared(&mut self, hw: &mut Hardware, cache: &mut L2pCache) {
+        match self {
+            DataNs::Zoned(z) => z.swap_shared(hw, cache),
+            DataNs::Block(b) => b.swap_shared(hw, cache),
+        }
+    }
+
+    fn stats_with(&self, hw: &Hardware, cache: &L2pCache, elapsed_ns: Ns) -> DeviceStats {
+        match self {
+            DataNs::Zoned(z) => z.stats_with(hw, cache, elapsed_ns),
+            DataNs::Block(b) => b.stats_with(hw, cache, elapsed_ns),
+        }
+    }
+}
+
 /// The two-namespace device.
 pub struct ConZonePlus {
     hw: Hardware,
     cache: L2pCache,
     meta: ConZoneBlock,
-    zoned: ConZone,
+    data: DataNs,
     /// Physical bytes of each namespace (§4.1).
     pub physical_bytes: [u64; 2],
 }
@@ -93,7 +133,21 @@ impl ConZonePlus {
                 gc_reserve / MIB
             ),
         )?;
-        let zoned = ConZone::new(p.clone(), source_name)?;
+        let data = match (&p.zones, &p.block) {
+            (Some(_), None) => DataNs::Zoned(Box::new(ConZone::new(p.clone(), source_name)?)),
+            (None, Some(_)) => {
+                let mut b = ConZoneBlock::new(p.clone(), source_name)?;
+                b.set_namespace_id(ZONED_NS);
+                DataNs::Block(Box::new(b))
+            }
+            _ => {
+                return Err(v.out_of_range(
+                    "zones",
+                    "a [zones] and a [block] section",
+                    "exactly one of [zones] (zoned data namespace) or [block] (block data namespace) for model conzone-plus".into(),
+                ))
+            }
+        };
         let mut mp = p.clone();
         mp.model = "conzone-plus/metadata".into();
         mp.name = format!("{}/ns0", p.name);
@@ -106,16 +160,26 @@ impl ConZonePlus {
             op_percent: 1,
             gc_free_superblocks: 1,
         });
+        mp.zones = None;
         let meta = ConZoneBlock::with_mode(mp, source_name, true)?;
-        let zone_count = zoned.info().zoned.as_ref().map_or(0, |z| z.zone_count) as u64;
-        let zoned_physical = zone_count * zoned.zone_capacity_pages() * LOGICAL_PAGE_BYTES
-            + g.slc_blocks_per_chip as u64 * slc_sb_bytes;
+        let slc_bytes = g.slc_blocks_per_chip as u64 * slc_sb_bytes;
+        let data_physical = match &data {
+            DataNs::Zoned(z) => {
+                let zone_count = z.info().zoned.as_ref().map_or(0, |z| z.zone_count) as u64;
+                zone_count * z.zone_capacity_pages() * LOGICAL_PAGE_BYTES + slc_bytes
+            }
+            DataNs::Block(b) => {
+                let op = p.block.as_ref().map_or(0, |b| b.op_percent) as u64;
+                let logical = b.info().capacity_bytes();
+                logical + logical * op / 100 + slc_bytes
+            }
+        };
         Ok(Self {
             hw: Hardware::new(&g),
             cache: L2pCache::new(g.cache_entries, g.cache_buckets),
             meta,
-            zoned,
-            physical_bytes: [meta_physical, zoned_physical],
+            data,
+            physical_bytes: [meta_physical, data_physical],
         })
     }
 
@@ -129,15 +193,15 @@ impl ConZonePlus {
                 r
             }
             _ => {
-                self.zoned.swap_shared(&mut self.hw, &mut self.cache);
-                let r = f(&mut self.zoned);
-                self.zoned.swap_shared(&mut self.hw, &mut self.cache);
+                self.data.swap_shared(&mut self.hw, &mut self.cache);
+                let r = f(self.data.device());
+                self.data.swap_shared(&mut self.hw, &mut self.cache);
                 r
             }
         }
     }
 
-    /// Submits a command to namespace `ns` (0 metadata, 1 zoned).
+    /// Submits a command to namespace `ns` (0 metadata, 1 data).
     pub fn submit_ns(
         &mut self,
         ns: u8,
@@ -151,6 +215,26 @@ impl ConZonePlus {
     /// Namespace `ns` as a device of its own.
     pub fn namespace(&mut self, ns: u8) -> NamespaceView<'_> {
         NamespaceView { dev: self, ns }
+    }
+
+    /// Identity and geometry of namespace `ns` (0 metadata, 1 data).
+    pub fn namespace_info(&self, ns: u8) -> &DeviceInfo {
+        if ns == META_NS {
+            self.meta.info()
+        } else {
+            self.data.device_ref().info()
+        }
+    }
+
+    /// Statistics of namespace `ns`: its own host counters and controller state,
+    /// the shared medium's media counters and utilisation.
+    pub fn namespace_stats(&self, ns: u8, elapsed_ns: Ns) -> DeviceStats {
+        stats_of(self, ns, elapsed_ns)
+    }
+
+    /// Empties the shared volatile L2P cache, as a power cycle does.
+    pub fn drop_l2p_cache(&mut self) {
+        self.cache.clear();
     }
 
     /// Entries of the shared L2P cache.
@@ -170,7 +254,7 @@ impl Device for NamespaceView<'_> {
         if self.ns == META_NS {
             self.dev.meta.info()
         } else {
-            self.dev.zoned.info()
+            self.dev.data.device_ref().info()
         }
     }
 
@@ -187,7 +271,7 @@ impl Device for NamespaceView<'_> {
         if self.ns == META_NS {
             self.dev.meta.report_zones(first, max)
         } else {
-            self.dev.zoned.report_zones(first, max)
+            self.dev.data.device_ref().report_zones(first, max)
         }
     }
 
@@ -202,7 +286,7 @@ fn stats_of(dev: &ConZonePlus, ns: u8, elapsed_ns: Ns) -> DeviceStats {
     let mut st = if ns == META_NS {
         dev.meta.stats_with(&dev.hw, &dev.cache, elapsed_ns)
     } else {
-        dev.zoned.stats_with(&dev.hw, &dev.cache, elapsed_ns)
+        dev.data.stats_with(&dev.hw, &dev.cache, elapsed_ns)
     };
     st.counters.insert(
         "physical_bytes".into(),
@@ -215,7 +299,7 @@ fn stats_of(dev: &ConZonePlus, ns: u8, elapsed_ns: Ns) -> DeviceStats {
 
 impl Device for ConZonePlus {
     fn info(&self) -> &DeviceInfo {
-        self.zoned.info()
+        self.data.device_ref().info()
     }
 
     fn submit(
@@ -228,7 +312,7 @@ impl Device for ConZonePlus {
     }
 
     fn report_zones(&self, first: u32, max: u32) -> Result<Vec<ZoneDescriptor>, DeviceError> {
-        self.zoned.report_zones(first, max)
+        self.data.device_ref().report_zones(first, max)
     }
 
     fn stats(&self, elapsed_ns: Ns) -> DeviceStats {

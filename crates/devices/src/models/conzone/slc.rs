@@ -6,9 +6,16 @@
 //! and a superblock whose pages are all invalid is erased directly.
 //!
 //! Pages are allocated from an open superblock per *stream*: one shared stream
-//! when SLC is managed per page (`pageslc`), one stream per zone when it is
-//! managed per zone (`zonedslc`, §6.5), so a zone's SLC data never shares a
-//! superblock with another zone's.
+//! when SLC is managed per page (`pageslc`), one stream per zone (or per
+//! sub-zone when every write is staged in SLC, the reference's `SUB_ZONE_MAP`
+//! reservation) when it is managed per zone (`zonedslc`, §6.5), so a zone's SLC
+//! data never shares a superblock with another zone's.
+//!
+//! Victims: SLC GC (TLC, writes bypass SLC) takes the full superblock with the
+//! fewest valid pages (reference `select_victim_line`, `zms_read_write.c:1343`);
+//! migration (QLC, everything staged) takes the oldest fully written one
+//! (reference `get_migrate_line`, a FIFO by write order, `zms_read_write.c:
+//! 1789-1811`; lines enter it when fully written, 1538-1546).
 
 use std::collections::VecDeque;
 
@@ -51,6 +58,9 @@ pub struct SlcArea {
     free: VecDeque<u32>,
     /// Open superblock of each stream, by stream id (few streams: a small Vec).
     open: Vec<(u64, u32)>,
+    /// Order in which each superblock became full (reference `write_order`).
+    full_order: Vec<u64>,
+    next_order: u64,
     /// Superblocks erased because all their pages were invalid (no copy).
     pub direct_erases: u64,
     /// Superblocks erased by GC after migrating their valid pages.
@@ -71,6 +81,8 @@ impl SlcArea {
             state: vec![SbState::Free; superblocks as usize],
             free: (0..superblocks).collect(),
             open: Vec::new(),
+            full_order: vec![0; superblocks as usize],
+            next_order: 0,
             direct_erases: 0,
             gc_erases: 0,
         }
@@ -143,6 +155,8 @@ impl SlcArea {
 
     fn close(&mut self, sb: u32) {
         self.state[sb as usize] = SbState::Full;
+        self.next_order += 1;
+        self.full_order[sb as usize] = self.next_order;
     }
 
     /// Invalidates `ppn`. Returns the superblock if it is now full and holds no
@@ -160,6 +174,19 @@ impl SlcArea {
         (0..self.superblocks())
             .filter(|&sb| self.state[sb as usize] == SbState::Full)
             .min_by_key(|&sb| (self.valid[sb as usize], sb))
+    }
+
+    /// Migration victim: the full superblock that became full first (FIFO).
+    pub fn oldest_full(&self) -> Option<u32> {
+        (0..self.superblocks())
+            .filter(|&sb| self.state[sb as usize] == SbState::Full)
+            .min_by_key(|&sb| (self.full_order[sb as usize], sb))
+    }
+
+    /// Superblock holding SLC page `ppn`.
+    #[inline]
+    pub fn superblock_of(&self, ppn: u64) -> u32 {
+        (ppn / self.sb_pages) as u32
     }
 
     /// Valid pages of `sb`, in page order.
@@ -233,5 +260,8 @@ mod tests {
         // The open superblock is never a victim.
         let _ = s.alloc(owner(0, 99), 0).unwrap();
         assert_eq!(s.victim(), Some(1));
+        // The migration victim is the oldest full superblock, whatever its
+        // valid count.
+        assert_eq!(s.oldest_full(), Some(0));
     }
 }

@@ -18,6 +18,10 @@ pub struct Buffer {
     pub pages: u64,
     /// The buffer's last flush completes at this time.
     pub busy_until_ns: Ns,
+    /// The data last written into the buffer finished arriving at this time (a
+    /// flush cannot start earlier: the request holding the buffer keeps it busy
+    /// until its transfer ends, reference `schedule_internal_operation`).
+    pub filled_ns: Ns,
 }
 
 impl Buffer {

@@ -16,7 +16,7 @@ impl ConZoneBlock {
                 break;
             }
             self.counts.gc_runs += 1;
-            self.hw.issuer = Issuer::Background;
+            self.hw.issuer = Issuer::Gc;
             let first = victim as u64 * self.reg.sb_pages;
             let valid: Vec<(u64, u64)> = (first..first + self.reg.sb_pages)
                 .filter(|&p| self.reg.p2l[p as usize] != NO_OWNER)
@@ -26,7 +26,7 @@ impl ConZoneBlock {
             for &(p, lpn) in &valid {
                 r = r.max(self.hw.read(ready, self.reg_chip(p), 1, Cells::Regular));
                 self.reg.invalidate(p);
-                self.move_payload(KEY_REG | p, KEY_BUF | lpn);
+                self.move_payload(KEY_REG | p, KEY_GC | lpn);
             }
             let lpns: Vec<u64> = valid.iter().map(|v| v.1).collect();
             if self.slc_only {
@@ -34,10 +34,11 @@ impl ConZoneBlock {
                 for &lpn in &lpns {
                     let ppn = self
                         .slc
-                        .alloc(owner(BLOCK_NS, lpn), 0)
+                        .alloc(owner(self.ns_id, lpn), 0)
                         .ok_or(DeviceError::NoSpace { command: "write" })?;
                     self.map[lpn as usize] = ppn;
-                    self.move_payload(KEY_BUF | lpn, KEY_SLC | ppn);
+                    self.cache.insert(key(self.ns_id, Gran::Page, lpn), false);
+                    self.move_payload(KEY_GC | lpn, KEY_SLC | ppn);
                     done = done.max(self.hw.program(r, self.slc.chip_of(ppn), 1, Cells::Slc));
                 }
                 self.counts.gc_copied_pages += lpns.len() as u64;
@@ -45,7 +46,7 @@ impl ConZoneBlock {
                 done = done.max(self.write_regular(&lpns, 1, r, false)?);
                 for &lpn in &lpns {
                     let ppn = self.map[lpn as usize] & !REG_BIT;
-                    self.move_payload(KEY_BUF | lpn, KEY_REG | ppn);
+                    self.move_payload(KEY_GC | lpn, KEY_REG | ppn);
                 }
                 self.counts.migrated_pages += lpns.len() as u64;
             }
@@ -73,7 +74,7 @@ impl ConZoneBlock {
                 break; // copying a full superblock frees nothing
             }
             self.counts.slc_gc_runs += 1;
-            self.hw.issuer = Issuer::Background;
+            self.hw.issuer = Issuer::Gc;
             let valid = self.slc.valid_in(victim);
             let mut r = ready;
             let mut lpns = Vec::with_capacity(valid.len());
@@ -81,7 +82,7 @@ impl ConZoneBlock {
                 let lpn = owner_lpn(self.slc.owner_of(p));
                 r = r.max(self.hw.read(ready, self.slc.chip_of(p), 1, Cells::Slc));
                 let _ = self.slc.invalidate(p);
-                self.move_payload(KEY_SLC | p, KEY_BUF | lpn);
+                self.move_payload(KEY_SLC | p, KEY_GC | lpn);
                 self.map[lpn as usize] = UNMAPPED;
                 lpns.push(lpn);
             }
@@ -90,10 +91,11 @@ impl ConZoneBlock {
                 for &lpn in &lpns {
                     let ppn = self
                         .slc
-                        .alloc(owner(BLOCK_NS, lpn), 0)
+                        .alloc(owner(self.ns_id, lpn), 0)
                         .ok_or(DeviceError::NoSpace { command: "write" })?;
                     self.map[lpn as usize] = ppn;
-                    self.move_payload(KEY_BUF | lpn, KEY_SLC | ppn);
+                    self.cache.insert(key(self.ns_id, Gran::Page, lpn), false);
+                    self.move_payload(KEY_GC | lpn, KEY_SLC | ppn);
                     done = done.max(self.hw.program(r, self.slc.chip_of(ppn), 1, Cells::Slc));
                 }
                 self.counts.gc_copied_pages += lpns.len() as u64;
@@ -101,7 +103,7 @@ impl ConZoneBlock {
                 done = done.max(self.write_regular(&lpns, 1, r, false)?);
                 for &lpn in &lpns {
                     let ppn = self.map[lpn as usize] & !REG_BIT;
-                    self.move_payload(KEY_BUF | lpn, KEY_REG | ppn);
+                    self.move_payload(KEY_GC | lpn, KEY_REG | ppn);
                 }
                 self.counts.migrated_pages += lpns.len() as u64;
             }

@@ -1,9 +1,14 @@
 //! "ConZone – Block Device" (§6.1): the same hardware behind a block interface,
 //! as in ZMS's block-storage baseline. Page-level mapping for everything, the same
-//! L2P cache (one mapping-page fetch per miss), write buffers shared by all writes
-//! (filled in turn; a full one is flushed in program units to regular blocks),
-//! host flushes sending the partial remainder to SLC, greedy GC on regular blocks
-//! (over-provisioned space) and SLC GC migrating SLC data to regular blocks.
+//! L2P cache (one mapping-page fetch per miss; every page written inserts its
+//! entry, reference `set_map_gran(PAGE_MAP)`, `zms_read_write.c:1619`), one write
+//! buffer of the whole write-buffer memory shared by all writes (the reference's
+//! block namespace has `nr_wb = 1` of `ZONE_WB_SIZE`, `zns_ftl.c:378-381`; a full
+//! buffer is flushed in program units to regular blocks and is busy until the
+//! flush completes), host flushes sending the partial remainder to SLC and
+//! completing when the chips are idle (`zns_flush`, `zns_ftl.c:219-251`), greedy
+//! GC on regular blocks (over-provisioned space) and SLC GC migrating SLC data to
+//! regular blocks.
 //!
 //! Simplifications (docs/conzone.md): SLC-resident data is not merged with new
 //! writes as in the zoned device; it moves to regular blocks when SLC GC runs.
@@ -23,13 +28,17 @@ use crate::profile::{parse_as, ProfileError, ProfileSource, Validator};
 use regular::RegularArea;
 use zonelab_engine::{Ns, MIB};
 
-/// Namespace id of the block device in L2P keys and SLC owners.
+/// Namespace id of the block device in L2P keys and SLC owners (the metadata
+/// namespace of ConZone+; a block *data* namespace uses id 1).
 pub const BLOCK_NS: u8 = 0;
 const ENTRIES_PER_MAP_PAGE: u64 = 1024;
 const UNMAPPED: u64 = u64::MAX;
 /// Mapping entries with this bit are regular pages; others are SLC pages.
 const REG_BIT: u64 = 1 << 62;
 const KEY_BUF: u64 = 1 << 60;
+/// Where GC stages a page it moves (apart from the write buffer's pages, which
+/// may hold a newer version of the same logical page).
+const KEY_GC: u64 = 4 << 60;
 const KEY_SLC: u64 = 2 << 60;
 const KEY_REG: u64 = 3 << 60;
 
@@ -60,13 +69,17 @@ pub struct ConZoneBlock {
     reg: RegularArea,
     slc: SlcArea,
     reg_gc_free: u32,
-    /// Buffers: pages (logical page numbers) and busy-until time.
+    /// The write buffer: pages (logical page numbers) and busy-until time (a
+    /// one-element list, so the read and trim paths stay general).
     buffers: Vec<(Vec<u64>, Ns)>,
-    current: usize,
+    /// Capacity of the buffer in pages (`write_buffer.count` × `kib`).
+    buffer_pages: u64,
     data: Option<BlockStore>,
     /// Metadata namespace of ConZone+ (§4): every page lives in SLC, SLC GC
     /// copies within SLC; no regular blocks.
     slc_only: bool,
+    /// Namespace id tagging this controller's L2P entries and SLC owners.
+    ns_id: u8,
     pub counts: BlockCounts,
 }
 
@@ -125,13 +138,25 @@ impl ConZoneBlock {
                 g.slc_unit_pages,
             ),
             reg_gc_free: b.gc_free_superblocks,
-            buffers: vec![(Vec::new(), 0); g.buffer_count as usize],
-            current: 0,
+            buffers: vec![(Vec::new(), 0); 1],
+            buffer_pages: g.buffer_pages * g.buffer_count as u64,
             data: None,
             slc_only,
+            ns_id: BLOCK_NS,
             counts: BlockCounts::default(),
             g,
         })
+    }
+
+    /// Empties the volatile L2P cache, as a power cycle does.
+    pub fn drop_l2p_cache(&mut self) {
+        self.cache.clear();
+    }
+
+    /// Tags this controller's L2P entries and SLC owners with namespace `ns`
+    /// (ConZone+ shares one L2P cache between namespaces, §4 Fig. 7).
+    pub fn set_namespace_id(&mut self, ns: u8) {
+        self.ns_id = ns;
     }
 
     /// Checks that the mapping and both reverse maps agree (tests).
@@ -153,7 +178,7 @@ impl ConZoneBlock {
                 }
             } else {
                 mapped_slc += 1;
-                if self.slc.owner_of(e) != owner(BLOCK_NS, lpn as u64) {
+                if self.slc.owner_of(e) != owner(self.ns_id, lpn as u64) {
                     return Err(format!("lpn {lpn}: SLC page {e} owned by another page"));
                 }
             }
@@ -212,19 +237,36 @@ impl ConZoneBlock {
         ((ppn % self.reg.sb_pages / self.g.unit_pages) % self.g.chips as u64) as u32
     }
 
-    fn write(&mut self, now: Ns, lba: u64, blocks: u32) -> Result<Ns, DeviceError> {
+    /// Accepts a write into the buffer; `bytes` (with payloads) are stored page
+    /// by page as each page enters the buffer, so a flush in the middle of the
+    /// request never takes a newer page's bytes for an older buffered copy.
+    fn write(
+        &mut self,
+        now: Ns,
+        lba: u64,
+        blocks: u32,
+        bytes: Option<&[u8]>,
+    ) -> Result<Ns, DeviceError> {
         self.hw.advance(now);
         let mut t = self.hw.admit(now);
-        let cap = self.g.buffer_pages as usize;
+        let cap = self.buffer_pages as usize;
         let mut lpn = lba;
         let end = lba + blocks as u64;
         while lpn < end {
-            let cur = self.current;
+            let cur = 0;
             t = t.max(self.buffers[cur].1);
             let mut n = 0;
             while lpn < end && self.buffers[cur].0.len() < cap {
                 if !self.buffers[cur].0.contains(&lpn) {
                     self.buffers[cur].0.push(lpn);
+                }
+                if let Some(b) = bytes {
+                    let page = LOGICAL_PAGE_BYTES as usize;
+                    let i = (lpn - lba) as usize;
+                    let d = self
+                        .data
+                        .get_or_insert_with(|| BlockStore::new(LOGICAL_PAGE_BYTES as u32));
+                    d.put(KEY_BUF | lpn, b[i * page..(i + 1) * page].into());
                 }
                 lpn += 1;
                 n += 1;
@@ -234,7 +276,6 @@ impl ConZoneBlock {
             if self.buffers[cur].0.len() == cap {
                 self.counts.full_flushes += 1;
                 self.flush(cur, t)?;
-                self.current = (cur + 1) % self.buffers.len();
             }
         }
         self.counts.host_write_bytes += blocks as u64 * LOGICAL_PAGE_BYTES;
@@ -282,6 +323,7 @@ impl ConZoneBlock {
                 .alloc(stream, lpn)
                 .ok_or(DeviceError::NoSpace { command: "write" })?;
             self.map[lpn as usize] = REG_BIT | ppn;
+            self.cache.insert(key(self.ns_id, Gran::Page, lpn), false);
             if from_buffer {
                 self.move_payload(KEY_BUF | lpn, KEY_REG | ppn);
             }
@@ -314,9 +356,10 @@ impl ConZoneBlock {
             }
             let ppn = self
                 .slc
-                .alloc(owner(BLOCK_NS, lpn), 0)
+                .alloc(owner(self.ns_id, lpn), 0)
                 .ok_or(DeviceError::NoSpace { command: "flush" })?;
             self.map[lpn as usize] = ppn;
+            self.cache.insert(key(self.ns_id, Gran::Page, lpn), false);
             self.move_payload(KEY_BUF | lpn, KEY_SLC | ppn);
             done = done.max(self.hw.program(ready, self.slc.chip_of(ppn), 1, Cells::Slc));
         }
@@ -347,7 +390,7 @@ impl ConZoneBlock {
                 self.counts.unmapped_reads += 1;
                 continue;
             }
-            let k = key(BLOCK_NS, Gran::Page, lpn);
+            let k = key(self.ns_id, Gran::Page, lpn);
             if self.cache.lookup(k) {
                 self.counts.l2p_hits += 1;
             } else {
@@ -489,15 +532,11 @@ impl Device for ConZoneBlock {
             }
             Command::Write { lba, blocks } => {
                 check_block_range("write", lba, blocks, cap)?;
-                if let Payload::Write(bytes) = payload {
-                    let d = self
-                        .data
-                        .get_or_insert_with(|| BlockStore::new(LOGICAL_PAGE_BYTES as u32));
-                    for (i, c) in bytes.chunks_exact(LOGICAL_PAGE_BYTES as usize).enumerate() {
-                        d.put(KEY_BUF | (lba + i as u64), c.into());
-                    }
-                }
-                let done = self.write(now_ns, lba, blocks)?;
+                let bytes = match payload {
+                    Payload::Write(b) => Some(b),
+                    _ => None,
+                };
+                let done = self.write(now_ns, lba, blocks, bytes)?;
                 Ok(Completion { done_ns: done, lba })
             }
             Command::Trim { lba, blocks } => {
@@ -512,7 +551,7 @@ impl Device for ConZoneBlock {
                         }
                     }
                     self.unmap(lpn);
-                    self.cache.remove(key(BLOCK_NS, Gran::Page, lpn));
+                    self.cache.remove(key(self.ns_id, Gran::Page, lpn));
                 }
                 Ok(Completion {
                     done_ns: now_ns + self.g.fw_wbuf_ns,
@@ -529,6 +568,7 @@ impl Device for ConZoneBlock {
                         done = done.max(self.flush(i, now_ns)?);
                     }
                 }
+                let done = done.max(self.hw.idle_at_ns());
                 Ok(Completion {
                     done_ns: done,
                     lba: 0,

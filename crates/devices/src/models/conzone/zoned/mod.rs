@@ -6,6 +6,7 @@
 //! fetches on a miss), the flash reads and the host transfer.
 
 mod read_path;
+mod slc_reclaim;
 mod write_path;
 mod zone_mgmt;
 
@@ -54,6 +55,12 @@ pub struct ZonedCounts {
     pub migrated_pages: u64,
     pub gc_copied_pages: u64,
     pub slc_gc_runs: u64,
+    /// SLC superblocks migrated to regular blocks (QLC, everything staged).
+    pub migrations: u64,
+    /// Host writes held back because a migration was in flight when SLC ran
+    /// low, and the time they waited (reference `pending_for_migrating`).
+    pub migration_stalls: u64,
+    pub migration_stall_ns: u64,
     pub zone_resets: u64,
     pub zone_finishes: u64,
     pub host_flushes: u64,
@@ -74,6 +81,9 @@ pub struct ConZone {
     data: Option<BlockStore>,
     /// Inside SLC GC: superblocks emptied now count as GC erases.
     in_gc: bool,
+    /// SLC ran low while a migration was in flight: the next host write waits
+    /// for it (reference `pending_for_migrating`, `zms_read_write.c:2396-2399`).
+    migration_pending: bool,
     pub counts: ZonedCounts,
 }
 
@@ -158,7 +168,14 @@ impl ConZone {
         Ok(Self {
             info,
             hw: Hardware::new(&g),
-            map: ZoneMap::new(z.zone_count, cap, g.chunk_pages, g.mapping),
+            map: ZoneMap::new(
+                z.zone_count,
+                cap,
+                g.chunk_pages,
+                g.subzone_pages,
+                g.mapping,
+                g.slc_management == SlcManagement::Zone && g.staging == SlcStaging::All,
+            ),
             cache: L2pCache::new(g.cache_entries, g.cache_buckets),
             wb: WriteBuffers::new(g.buffer_count, g.buffer_pages, g.buffer_mapping),
             slc: SlcArea::new(
@@ -172,6 +189,7 @@ impl ConZone {
             zone_chips: z.zone_chips,
             data: None,
             in_gc: false,
+            migration_pending: false,
             counts: ZonedCounts::default(),
             g,
         })
@@ -182,6 +200,12 @@ impl ConZone {
     pub fn swap_shared(&mut self, hw: &mut Hardware, cache: &mut L2pCache) {
         std::mem::swap(&mut self.hw, hw);
         std::mem::swap(&mut self.cache, cache);
+    }
+
+    /// Empties the volatile L2P cache, as a power cycle does (experiments that
+    /// need reads to start from a cold cache, docs/conzone.md).
+    pub fn drop_l2p_cache(&mut self) {
+        self.cache.clear();
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -391,6 +415,10 @@ impl ConZone {
             ("regular_flush_pages", c.regular_flush_pages),
             ("merged_slc_pages", c.merged_slc_pages),
             ("migrated_pages", c.migrated_pages),
+            ("migrations", c.migrations),
+            ("migration_stalls", c.migration_stalls),
+            ("migration_stall_ns", c.migration_stall_ns),
+            ("slc_gc_runs", c.slc_gc_runs),
             ("slc_program_pages", ops.slc_program_pages),
             ("regular_program_pages", ops.regular_program_pages),
             ("slc_erases", ops.slc_erases),

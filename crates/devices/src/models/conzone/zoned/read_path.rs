@@ -76,16 +76,22 @@ impl ConZone {
         self.hw.read(g.4, g.0, g.3, cells)
     }
 
-    /// Looks `off` up in the L2P cache: zone, then chunk, then page entries
-    /// (§3.3 step I). Counts a hit or a miss.
+    /// Looks `off` up in the L2P cache: zone, sub-zone, chunk, then page entries
+    /// (§3.3 step I; reference `handle_read_request`, `zms_read_write.c:
+    /// 3216-3233`, in `map_type` order). A hit needs the address and the
+    /// granularity to match (§3.3); the reference matches the start page of each
+    /// level whatever granularity its entry has, which §3.3 does not describe.
+    /// Counts a hit or a miss.
     pub(super) fn l2p_lookup(&mut self, zone: u32, off: u64) -> bool {
         let lpn = self.lpn(zone, off);
         let hybrid = self.map.policy == MappingPolicy::Hybrid;
-        let chunk = zone as u64 * self.map.chunks_per_zone() + off / self.map.chunk_pages;
         let hit = if hybrid {
-            self.cache.lookup(key(ZONED_NS, Gran::Zone, zone as u64))
-                || self.cache.lookup(key(ZONED_NS, Gran::Chunk, chunk))
-                || self.cache.lookup(key(ZONED_NS, Gran::Page, lpn))
+            [Gran::Zone, Gran::SubZone, Gran::Chunk, Gran::Page]
+                .into_iter()
+                .any(|g| {
+                    let a = self.map.entry_address(zone, off, g);
+                    self.cache.lookup(key(ZONED_NS, g, a))
+                })
         } else {
             self.cache.lookup(key(ZONED_NS, Gran::Page, lpn))
         };
@@ -98,8 +104,11 @@ impl ConZone {
     }
 
     /// Fetches the mapping entry of `off` from flash (§3.3 steps 1-4) and caches
-    /// it. BITMAP knows the granularity: one fetch. MULTIPLE tries zone, chunk and
-    /// page entries in turn, one dependent fetch each. Returns when it is known.
+    /// it. BITMAP knows the granularity: one fetch. MULTIPLE tries zone, sub-zone,
+    /// chunk and page entries in turn, one dependent fetch each, until the entry's
+    /// granularity bits match (reference `map_read`, `zms_read_write.c:
+    /// 3111-3159`: four levels, `MAP_READ_IO` at SLC latency). Returns when it is
+    /// known.
     /// `fetched` lists the (search level, mapping page) pairs already read for the
     /// current request: a mapping page holds 1024 consecutive entries, so a large
     /// request pays one fetch per mapping page and level, not one per logical page.
@@ -111,17 +120,25 @@ impl ConZone {
         fetched: &mut Vec<u64>,
     ) -> Ns {
         let gran = self.map.gran(zone, off);
-        let zone_first = self.lpn(zone, 0);
-        let chunk_first = self.lpn(zone, off / self.map.chunk_pages * self.map.chunk_pages);
-        let lpn = self.lpn(zone, off);
-        let chain: Vec<u64> = match (self.map.policy, self.g.miss_handling, gran) {
-            (MappingPolicy::Page, _, _) => vec![lpn],
-            (_, MissHandling::Bitmap, Gran::Zone) => vec![zone_first],
-            (_, MissHandling::Bitmap, Gran::Chunk) => vec![chunk_first],
-            (_, MissHandling::Bitmap, Gran::Page) => vec![lpn],
-            (_, MissHandling::Multiple, Gran::Zone) => vec![zone_first],
-            (_, MissHandling::Multiple, Gran::Chunk) => vec![zone_first, chunk_first],
-            (_, MissHandling::Multiple, Gran::Page) => vec![zone_first, chunk_first, lpn],
+        let first_of = |g: Gran| {
+            let span = match g {
+                Gran::Zone => self.map.cap,
+                Gran::SubZone => self.map.subzone_pages,
+                Gran::Chunk => self.map.chunk_pages,
+                Gran::Page => 1,
+            };
+            self.lpn(zone, off / span * span)
+        };
+        let levels = [Gran::Zone, Gran::SubZone, Gran::Chunk, Gran::Page];
+        let chain: Vec<u64> = match (self.map.policy, self.g.miss_handling) {
+            (MappingPolicy::Page, _) => vec![first_of(Gran::Page)],
+            (_, MissHandling::Bitmap) => vec![first_of(gran)],
+            (_, MissHandling::Multiple) => levels
+                .iter()
+                .take_while(|&&g| g > gran)
+                .chain(std::iter::once(&gran))
+                .map(|&g| first_of(g))
+                .collect(),
         };
         let mut t = ready;
         for (level, entry) in chain.into_iter().enumerate() {
@@ -136,15 +153,7 @@ impl ConZone {
             let chip = (map_page % self.g.chips as u64) as u32;
             t = self.hw.fetch_map(t, chip);
         }
-        let la = match gran {
-            Gran::Zone => zone as u64,
-            Gran::Chunk => zone as u64 * self.map.chunks_per_zone() + off / self.map.chunk_pages,
-            Gran::Page => lpn,
-        };
-        self.cache.insert(
-            key(ZONED_NS, gran, la),
-            self.g.pin_aggregated && gran != Gran::Page,
-        );
+        self.cache_insert(zone, off, gran);
         t
     }
 }

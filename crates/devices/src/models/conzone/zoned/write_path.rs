@@ -1,6 +1,7 @@
-//! Write path of the zoned device (§3.2, Fig. 4) and SLC GC / migration (§3.4,
-//! §2.1, §6.5): write buffers, premature flushes to SLC, merges of SLC-resident
-//! pages into regular program units, aggregation of mapping entries.
+//! Write path of the zoned device (§3.2, Fig. 4): write buffers, premature
+//! flushes to SLC, merges of SLC-resident pages into regular program units,
+//! mapping entries (inserted into the L2P cache at write time, aggregated when a
+//! unit completes). SLC reclamation lives in [`super::slc_reclaim`].
 
 use super::*;
 
@@ -16,18 +17,40 @@ impl ConZone {
     ) -> Result<Ns, DeviceError> {
         self.hw.advance(now);
         let mut t = self.hw.admit(now);
+        if self.migration_pending {
+            // SLC ran low while a migration was in flight: host writes are
+            // refused until every chip's migration ends (reference
+            // `handle_write_request`, `zms_read_write.c:2897-2926`).
+            self.migration_pending = false;
+            let end = self.hw.migration_end_ns();
+            if end > t {
+                self.counts.migration_stalls += 1;
+                self.counts.migration_stall_ns += end - t;
+                t = end;
+            }
+        }
         let mut off = lba - self.zones.zone_start(zone);
         let mut left = blocks as u64;
+        // A request keeps the buffer it started in: after filling and flushing it,
+        // the rest waits for that flush (reference `handle_write_request` holds
+        // `write_buffer` for the whole request and starts the next chunk at the
+        // flush's completion, `zms_read_write.c:3005-3072`).
+        let mut held: Option<usize> = None;
         while left > 0 {
-            let idx = loop {
-                match self.wb.choose(zone) {
-                    Choice::Use(i) => break i,
-                    Choice::Evict(i) => {
-                        self.counts.buffer_conflicts += 1;
-                        self.flush_buffer(i, t)?;
+            let idx = match held {
+                Some(i) => i,
+                None => loop {
+                    match self.wb.choose(zone) {
+                        Choice::Use(i) => break i,
+                        Choice::Evict(i) => {
+                            self.counts.buffer_conflicts += 1;
+                            let b = self.wb.buffers[i];
+                            self.flush_buffer(i, t.max(b.filled_ns).max(b.busy_until_ns))?;
+                        }
                     }
-                }
+                },
             };
+            held = Some(idx);
             t = t.max(self.wb.buffers[idx].busy_until_ns);
             let cap = self.wb.capacity_pages;
             let b = &mut self.wb.buffers[idx];
@@ -40,6 +63,7 @@ impl ConZone {
             b.pages += n;
             t += self.g.fw_wbuf_ns + self.g.fw_wbuf_per_4kib_ns * n;
             t = self.hw.host_transfer(t, n * LOGICAL_PAGE_BYTES);
+            self.wb.buffers[idx].filled_ns = t;
             if self.wb.buffers[idx].pages == cap {
                 self.flush_buffer(idx, t)?;
             }
@@ -74,7 +98,12 @@ impl ConZone {
 
     /// Places `n` buffered pages of `zone` from offset `first` (§3.2, Fig. 4):
     /// whole program units go to regular blocks, merging SLC-resident pages of the
-    /// zone first; a remainder smaller than a program unit goes to SLC.
+    /// zone first; a remainder smaller than a program unit goes to SLC. Then SLC
+    /// space is reclaimed if it ran low; the flush completes with its own
+    /// programs, not with the reclamation it triggered (the reference's
+    /// `buffer_flush` takes its completion from its `nand_write`s only: GC and
+    /// migration run from `nand_write` without returning their times,
+    /// `zms_read_write.c:1768-1785`).
     pub(super) fn place(
         &mut self,
         zone: u32,
@@ -100,7 +129,7 @@ impl ConZone {
             }
         }
         if self.slc.free_count() <= self.g.slc_gc_free {
-            done = done.max(self.slc_gc(ready)?);
+            self.reclaim_slc(ready)?;
         }
         Ok(done)
     }
@@ -117,10 +146,12 @@ impl ConZone {
         let mut group: Option<(u32, u64, u64)> = None; // (chip, flash page, pages)
         for off in first..first + n {
             let lpn = self.lpn(zone, off);
-            let ppn = self.alloc_slc(owner(ZONED_NS, lpn), zone, ready)?;
+            let ppn = self.alloc_slc(owner(ZONED_NS, lpn), zone, off, ready)?;
             self.map.set(zone, off, ppn);
+            self.map.slc_run[zone as usize] += 1;
             let lba = self.lba(zone, off);
             self.move_payload(KEY_BUF | lba, KEY_SLC | ppn);
+            self.slc_page_written(zone, off);
             let (chip, fp) = (self.slc.chip_of(ppn), self.slc.flash_page_of(ppn));
             match group.as_mut() {
                 Some(g) if g.0 == chip && g.1 == fp => g.2 += 1,
@@ -135,26 +166,60 @@ impl ConZone {
         if let Some((c, _, p)) = group {
             done = done.max(self.hw.program(ready, c, p, Cells::Slc));
         }
-        self.map.slc_run[zone as usize] += n;
         self.counts.slc_flush_pages += n;
         Ok(done)
     }
 
-    /// SLC allocation stream of `zone`: shared (pageslc) or the zone's own.
+    /// L2P cache maintenance for a page just written to SLC (reference
+    /// `update_or_reserve_mapping`, `zms_read_write.c:1569-1712`): a page-mapped
+    /// write inserts its page entry (`set_map_gran(PAGE_MAP)`, line 1619); with
+    /// sub-zone reservations only the sub-zone's first page does, and the
+    /// sub-zone's last page turns it into a sub-zone entry (lines 1554-1565).
+    fn slc_page_written(&mut self, zone: u32, off: u64) {
+        if self.map.policy == MappingPolicy::Hybrid && self.slc_subzone_streams() {
+            let sz = self.map.subzone_pages;
+            if off % sz == 0 {
+                self.cache_insert(zone, off, Gran::Page);
+            } else if (off + 1) % sz == 0 && self.map.gran(zone, off) == Gran::SubZone {
+                self.cache_replace(zone, off / sz * sz, Gran::Page, Gran::SubZone);
+            }
+        } else {
+            self.cache_insert(zone, off, Gran::Page);
+        }
+    }
+
+    /// Whether zone-managed SLC reserves a superblock per sub-zone (every write
+    /// staged in SLC: reference `ZONED_SLC && !SLC_BYPASS`).
     #[inline]
-    pub(super) fn slc_stream(&self, zone: u32) -> u64 {
+    pub(super) fn slc_subzone_streams(&self) -> bool {
+        self.g.slc_management == SlcManagement::Zone && self.g.staging == SlcStaging::All
+    }
+
+    /// SLC allocation stream of page `off` of `zone`: shared (pageslc), the
+    /// zone's own, or its sub-zone's own (zonedslc staging every write).
+    #[inline]
+    pub(super) fn slc_stream(&self, zone: u32, off: u64) -> u64 {
         match self.g.slc_management {
             SlcManagement::Page => 0,
+            SlcManagement::Zone if self.slc_subzone_streams() => {
+                1 + zone as u64 * self.map.subzones_per_zone() + off / self.map.subzone_pages
+            }
             SlcManagement::Zone => zone as u64 + 1,
         }
     }
 
-    pub(super) fn alloc_slc(&mut self, o: u64, zone: u32, ready: Ns) -> Result<u64, DeviceError> {
-        let stream = self.slc_stream(zone);
+    pub(super) fn alloc_slc(
+        &mut self,
+        o: u64,
+        zone: u32,
+        off: u64,
+        ready: Ns,
+    ) -> Result<u64, DeviceError> {
+        let stream = self.slc_stream(zone, off);
         if let Some(p) = self.slc.alloc(o, stream) {
             return Ok(p);
         }
-        self.slc_gc(ready)?;
+        self.reclaim_slc_forced(ready)?;
         self.slc
             .alloc(o, stream)
             .ok_or(DeviceError::NoSpace { command: "write" })
@@ -210,140 +275,85 @@ impl ConZone {
         self.map.slc_run[zone as usize] = run - from_slc;
         self.map.reg_end[zone as usize] = first + unit;
         self.counts.regular_flush_pages += unit - from_slc;
-        self.aggregate(zone, first, first + unit);
+        self.regular_written(zone, first, first + unit);
         done
     }
 
-    /// Inserts chunk / zone entries completed by regular pages `[from, to)` (§3.3:
-    /// merged entries are cached when created; with pinning, §6.6, they are pinned
-    /// and the entries they cover are evicted).
-    pub(super) fn aggregate(&mut self, zone: u32, from: u64, to: u64) {
+    /// L2P cache maintenance for regular pages `[from, to)` just programmed
+    /// (reference `update_or_reserve_mapping` / `update_mapping_if_reserved`):
+    /// the zone's reservation inserts a page entry for its first page (line
+    /// 1619); with page mapping every page gets its entry (the level loop starts
+    /// at `PAGE_MAP`, lines 1548-1565); with hybrid mapping a completed chunk,
+    /// sub-zone or zone becomes one entry replacing the finer entry that starts
+    /// at the same page (the reference keeps one entry per start page and changes
+    /// its granularity, `set_map_gran`, lines 1297-1316). With pinning (§6.6)
+    /// aggregated entries are pinned and the entries they cover are evicted.
+    pub(super) fn regular_written(&mut self, zone: u32, from: u64, to: u64) {
         if self.map.policy == MappingPolicy::Page {
+            for off in from..to {
+                self.cache_insert(zone, off, Gran::Page);
+            }
             return;
         }
-        let cp = self.map.chunk_pages;
+        if from == 0 {
+            self.cache_insert(zone, 0, Gran::Page);
+        }
         let pin = self.g.pin_aggregated;
+        let (cp, sz) = (self.map.chunk_pages, self.map.subzone_pages);
         for chunk in (from / cp)..to.div_ceil(cp) {
-            if (chunk + 1) * cp <= to && (chunk + 1) * cp > from {
-                let zc = zone as u64 * self.map.chunks_per_zone() + chunk;
-                self.cache.insert(key(ZONED_NS, Gran::Chunk, zc), pin);
+            let end = (chunk + 1) * cp;
+            if end <= to && end > from {
+                self.cache_replace(zone, chunk * cp, Gran::Page, Gran::Chunk);
                 if pin {
-                    for off in chunk * cp..(chunk + 1) * cp {
+                    for off in chunk * cp..end {
                         let lpn = self.lpn(zone, off);
                         self.cache.remove(key(ZONED_NS, Gran::Page, lpn));
                     }
                 }
             }
         }
+        for sub in (from / sz)..to.div_ceil(sz) {
+            let end = (sub + 1) * sz;
+            if end <= to && end > from && end <= self.map.cap {
+                self.cache_replace(zone, sub * sz, Gran::Chunk, Gran::SubZone);
+                if pin {
+                    for off in (sub * sz..end).step_by(cp as usize) {
+                        let a = self.map.entry_address(zone, off, Gran::Chunk);
+                        self.cache.remove(key(ZONED_NS, Gran::Chunk, a));
+                    }
+                }
+            }
+        }
         if to == self.map.cap {
-            self.cache
-                .insert(key(ZONED_NS, Gran::Zone, zone as u64), pin);
-            if pin {
-                for c in 0..self.map.chunks_per_zone() {
-                    let zc = zone as u64 * self.map.chunks_per_zone() + c;
-                    self.cache.remove(key(ZONED_NS, Gran::Chunk, zc));
-                }
+            self.cache_replace(zone, 0, Gran::SubZone, Gran::Zone);
+            // The zone entry covers everything: finer entries are redundant.
+            for s in 0..self.map.subzones_per_zone() {
+                let a = self.map.entry_address(zone, s * sz, Gran::SubZone);
+                self.cache.remove(key(ZONED_NS, Gran::SubZone, a));
+            }
+            for c in 0..self.map.chunks_per_zone() {
+                let a = self.map.entry_address(zone, c * cp, Gran::Chunk);
+                self.cache.remove(key(ZONED_NS, Gran::Chunk, a));
             }
         }
     }
 
-    /// Invalidates SLC page `ppn`; an SLC superblock left with no valid page is
-    /// erased directly (in the background from `at`).
-    pub(super) fn invalidate_slc(&mut self, ppn: u64, at: Ns) {
-        if let Some(sb) = self.slc.invalidate(ppn) {
-            for chip in 0..self.g.chips {
-                self.hw.erase(at, chip, Cells::Slc);
-            }
-            self.slc.erase_done(sb, self.in_gc);
+    /// Inserts the `gran` entry covering page `off` of `zone` (pinned if it is an
+    /// aggregated entry and §6.6 pinning is on).
+    pub(super) fn cache_insert(&mut self, zone: u32, off: u64, gran: Gran) {
+        let a = self.map.entry_address(zone, off, gran);
+        let pin = self.g.pin_aggregated && gran != Gran::Page;
+        self.cache.insert(key(ZONED_NS, gran, a), pin);
+    }
+
+    /// Replaces the `finer` entry starting at page `off` with a `coarser` one.
+    fn cache_replace(&mut self, zone: u32, off: u64, finer: Gran, coarser: Gran) {
+        let a = self.map.entry_address(zone, off, finer);
+        self.cache.remove(key(ZONED_NS, finer, a));
+        if finer != Gran::Page {
+            let p = self.lpn(zone, off);
+            self.cache.remove(key(ZONED_NS, Gran::Page, p));
         }
-    }
-
-    /// SLC GC (§3.4): while free SLC superblocks are at or below the threshold,
-    /// take the full superblock with the fewest valid pages, move its valid pages
-    /// (to regular blocks when they complete a program unit of their zone, else to
-    /// the SLC write frontier), and erase it.
-    pub(super) fn slc_gc(&mut self, ready: Ns) -> Result<Ns, DeviceError> {
-        self.in_gc = true;
-        self.hw.issuer = Issuer::Background;
-        let r = self.slc_gc_inner(ready);
-        self.hw.issuer = Issuer::User;
-        self.in_gc = false;
-        r
-    }
-
-    pub(super) fn slc_gc_inner(&mut self, ready: Ns) -> Result<Ns, DeviceError> {
-        let mut done = ready;
-        while self.slc.free_count() <= self.g.slc_gc_free {
-            let Some(victim) = self.slc.victim() else {
-                break;
-            };
-            self.counts.slc_gc_runs += 1;
-            // Migration first (§2.1): SLC runs move to regular blocks in whole
-            // program units. pageslc moves the units holding the victim's pages;
-            // zonedslc moves the zone's whole SLC run (§6.5).
-            let mut zones: Vec<u32> = self
-                .slc
-                .valid_in(victim)
-                .iter()
-                .map(|&p| (owner_lpn(self.slc.owner_of(p)) / self.map.cap) as u32)
-                .collect();
-            zones.sort_unstable();
-            zones.dedup();
-            for zone in zones {
-                while self.map.slc_run[zone as usize] >= self.g.unit_pages
-                    && (self.g.slc_management == SlcManagement::Zone
-                        || self.victim_holds(victim, zone))
-                {
-                    let unit = self.g.unit_pages;
-                    let r = self.read_slc_run(zone, unit, ready);
-                    self.counts.migrated_pages += unit;
-                    done = done.max(self.program_unit(zone, r));
-                }
-            }
-            if !self.slc.is_full(victim) {
-                continue; // emptied by the migration and erased directly
-            }
-            if self.slc.valid_count(victim) >= self.slc.sb_pages() {
-                break; // nothing to gain from copying
-            }
-            // The rest (tails shorter than a program unit) is copied within SLC.
-            let rest = self.slc.valid_in(victim);
-            for p in rest {
-                let o = self.slc.owner_of(p);
-                let lpn = owner_lpn(o);
-                let (zone, off) = ((lpn / self.map.cap) as u32, lpn % self.map.cap);
-                let chip = self.slc.chip_of(p);
-                let r = self.hw.read(ready, chip, 1, Cells::Slc);
-                // The victim is erased below, not here, even if this empties it.
-                let _ = self.slc.invalidate(p);
-                let stream = self.slc_stream(zone);
-                let np = self
-                    .slc
-                    .alloc(o, stream)
-                    .ok_or(DeviceError::NoSpace { command: "write" })?;
-                let w = self.hw.program(r, self.slc.chip_of(np), 1, Cells::Slc);
-                done = done.max(w);
-                self.map.set(zone, off, np);
-                self.move_payload(KEY_SLC | p, KEY_SLC | np);
-                self.counts.gc_copied_pages += 1;
-            }
-            if self.slc.is_full(victim) && self.slc.valid_count(victim) == 0 {
-                for chip in 0..self.g.chips {
-                    done = done.max(self.hw.erase(done, chip, Cells::Slc));
-                }
-                self.slc.erase_done(victim, true);
-            }
-        }
-        Ok(done)
-    }
-
-    /// Whether SLC superblock `sb` still holds a valid page of `zone`.
-    pub(super) fn victim_holds(&self, sb: u32, zone: u32) -> bool {
-        self.slc.is_full(sb)
-            && self
-                .slc
-                .valid_in(sb)
-                .iter()
-                .any(|&p| owner_lpn(self.slc.owner_of(p)) / self.map.cap == zone as u64)
+        self.cache_insert(zone, off, coarser);
     }
 }

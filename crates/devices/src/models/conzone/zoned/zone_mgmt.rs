@@ -34,14 +34,25 @@ impl ConZone {
         for off in 0..reg + run {
             self.map.set(zone, off, UNMAPPED);
         }
-        // zonedslc: the zone's open SLC superblock holds only its (now invalid)
-        // data; it is erased directly.
+        // zonedslc: the zone's open SLC superblocks hold only its (now invalid)
+        // data; they are erased directly (reference `zone_reset` erases the
+        // zone's lines whose pages are all invalid or reserved,
+        // `zms_read_write.c:3375-3397`).
         if self.g.slc_management == SlcManagement::Zone {
-            if let Some(sb) = self.slc.close_stream(self.slc_stream(zone)) {
-                for chip in 0..self.g.chips {
-                    self.hw.erase(done, chip, Cells::Slc);
+            let streams: Vec<u64> = if self.slc_subzone_streams() {
+                (0..self.map.subzones_per_zone())
+                    .map(|s| self.slc_stream(zone, s * self.map.subzone_pages))
+                    .collect()
+            } else {
+                vec![self.slc_stream(zone, 0)]
+            };
+            for stream in streams {
+                if let Some(sb) = self.slc.close_stream(stream) {
+                    for chip in 0..self.g.chips {
+                        self.hw.erase(done, chip, Cells::Slc);
+                    }
+                    self.slc.erase_done(sb, false);
                 }
-                self.slc.erase_done(sb, false);
             }
         }
         for off in 0..written.max(reg + run) {
@@ -51,6 +62,10 @@ impl ConZone {
         for c in 0..self.map.chunks_per_zone() {
             let zc = zone as u64 * self.map.chunks_per_zone() + c;
             self.cache.remove(key(ZONED_NS, Gran::Chunk, zc));
+        }
+        for s in 0..self.map.subzones_per_zone() {
+            let zs = zone as u64 * self.map.subzones_per_zone() + s;
+            self.cache.remove(key(ZONED_NS, Gran::SubZone, zs));
         }
         self.cache.remove(key(ZONED_NS, Gran::Zone, zone as u64));
         if reg > 0 {
@@ -110,17 +125,20 @@ impl ConZone {
         }
     }
 
-    /// Host flush: every buffer is emptied (§3.1); completes when programmed.
+    /// Host flush: every buffer is emptied (§3.1); completes when every chip is
+    /// idle, background work included (reference `zns_flush`, `zns_ftl.c:
+    /// 219-251`: the completion time is `ssd_next_idle_time`).
     pub(super) fn host_flush(&mut self, now: Ns) -> Result<Ns, DeviceError> {
         self.hw.advance(now);
         self.counts.host_flushes += 1;
         let mut done = now + self.g.fw_wbuf_ns;
         for i in 0..self.wb.buffers.len() {
             if self.wb.buffers[i].zone.is_some() {
-                let t = self.flush_buffer(i, now)?;
+                let ready = now.max(self.wb.buffers[i].filled_ns);
+                let t = self.flush_buffer(i, ready)?;
                 done = done.max(t);
             }
         }
-        Ok(done)
+        Ok(done.max(self.hw.idle_at_ns()))
     }
 }

@@ -1,0 +1,116 @@
+//! Diagnostic: the level sizes, L0 file count, pending compaction bytes, write-stall
+//! state and running compactions over one HHZS paper load under a scheme
+//! (docs/hhzs.md, "Level growth"), one line per `records / lines` records, then the
+//! share of each class's bytes written to the SSD.
+//! `cargo run --release -p zonelab-experiments --example hhzs_level_trace -- [scale] [scheme] [lines] [ablation]`
+//! with ablation `no-pending-limits` (soft and hard pending-compaction limits off) or
+//! `no-l0-limits` (L0 slowdown and stop triggers at 1,000 files).
+
+use zonelab_experiments::hhzs_eval::{open_scheme, Scheme};
+use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
+use zonelab_systems::lsm::{KvOp, OpSource};
+use zonelab_workloads::ycsb::CoreWorkloadSpec;
+
+/// At most `left` operations of `inner`.
+struct Take<'a> {
+    inner: &'a mut dyn OpSource,
+    left: u64,
+}
+
+impl OpSource for Take<'_> {
+    fn next_op(&mut self) -> Option<KvOp> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        self.inner.next_op()
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let scale: f64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(0.05);
+    let scheme: Scheme = args
+        .get(2)
+        .map(|s| s.parse().expect("scheme"))
+        .unwrap_or(Scheme::Basic(4));
+    let lines: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(60);
+    let mut setup = HybridSetup::paper(scale);
+    match args.get(4).map(String::as_str) {
+        None => {}
+        Some("no-pending-limits") => {
+            setup.options.soft_pending_compaction_bytes = 0;
+            setup.options.hard_pending_compaction_bytes = 0;
+        }
+        Some("no-l0-limits") => {
+            setup.options.l0_slowdown_trigger_files = 1000;
+            setup.options.l0_stop_trigger_files = 1000;
+        }
+        Some(other) => panic!("unknown ablation `{other}` (no-pending-limits, no-l0-limits)"),
+    }
+    let records = (PAPER_RECORDS as f64 * scale) as u64;
+    let mut db = open_scheme(&setup, scheme).expect("open");
+    let spec = CoreWorkloadSpec {
+        record_count: records,
+        field_count: 1,
+        field_length_bytes: setup.options.value_bytes,
+        ..CoreWorkloadSpec::default()
+    };
+    let mut load = YcsbOps {
+        inner: spec.load().expect("spec"),
+    };
+    let gib = |b: u64| b as f64 / scale / (1u64 << 30) as f64;
+    println!("records  time_s  L0files  L0_GiB  L1_GiB  L2_GiB  L3_GiB  pending_GiB  state  cause  rate_MiBs  running  delayed_s stopped_s intraL0");
+    let every = records / lines;
+    let (mut delayed, mut stopped, mut intra) = (0.0, 0.0, 0);
+    for k in 1..=lines {
+        let s = db
+            .run_ops(
+                &mut Take {
+                    inner: &mut load,
+                    left: every,
+                },
+                0,
+            )
+            .expect("load");
+        delayed += s.delayed_s;
+        stopped += s.stopped_s;
+        intra += s.intra_l0_compactions;
+        let v = db.version();
+        let wc = db.write_controller();
+        println!(
+            "{:>8} {:>7.0} {:>8} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>12.1}  {:?} {:?} {:>9.2} {:?} {:.0} {:.0} {}",
+            k * every,
+            db.now_ns() as f64 / 1e9,
+            v.levels[0].len(),
+            gib(v.level_bytes(0)),
+            gib(v.level_bytes(1)),
+            gib(v.level_bytes(2)),
+            gib(v.level_bytes(3)),
+            gib(db.pending_compaction_bytes()),
+            wc.state,
+            wc.cause,
+            wc.rate_bytes_per_s as f64 / 1048576.0,
+            db.running_compactions(),
+            delayed,
+            stopped,
+            intra
+        );
+    }
+    let store = db.storage();
+    let mut shares = Vec::new();
+    for (class, per_dev) in store.written_by_class() {
+        let all: u64 = per_dev.iter().sum();
+        shares.push(format!(
+            "{class:?} {:.0}% of {:.1} GiB",
+            100.0 * per_dev[0] as f64 / all.max(1) as f64,
+            all as f64 / scale / (1u64 << 30) as f64
+        ));
+    }
+    println!("written to the SSD: {}", shares.join(", "));
+    println!(
+        "relocated SSTs {}, WAL outside the pool {} B",
+        store.relocations().ssts,
+        store.wal_outside_pool_bytes()
+    );
+}

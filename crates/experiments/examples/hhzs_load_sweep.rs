@@ -1,0 +1,67 @@
+//! Experiment (issue 14): HHZS / B3 load throughput across scales, each load stopped
+//! at the end points `reproduce hhzs` uses, with the median and range, plus the SSTs
+//! relocated, the WAL bytes written outside the WAL/cache pool and the WAL-full
+//! flushes. At scale 0.253 an SST (1,011.2 MiB × scale) outgrows one 256 MiB HDD
+//! zone; the ratio should not drop there.
+//! `cargo run --release -p zonelab-experiments --example hhzs_load_sweep -- [scales,...] [seed]`
+
+use zonelab_experiments::hhzs_eval::{
+    end_points, run_load_job_at, LoadJob, Scheme, END_POINTS, END_POINT_SPREAD,
+};
+use zonelab_experiments::hhzs_setup::{HybridSetup, PAPER_RECORDS};
+use zonelab_experiments::reproduce_result::median;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let scales: Vec<f64> = args
+        .get(1)
+        .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
+        .unwrap_or_else(|| vec![0.2, 0.25, 0.3, 0.4]);
+    let seed: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+    println!("scale  B3_ops/s  HHZS_ops/s  HHZS/B3_median  [min..max]  per end point");
+    for scale in scales {
+        let setup = HybridSetup::paper(scale);
+        let records = ((PAPER_RECORDS as f64 * scale).round() as u64).max(1000);
+        let ends = end_points(records, END_POINTS, END_POINT_SPREAD, seed);
+        let run = |scheme| {
+            let job = LoadJob {
+                scheme,
+                ssd_zones: 20,
+                workloads: Vec::new(),
+            };
+            run_load_job_at(&setup, &job, &ends).expect("load")
+        };
+        let (b3, hhzs) = (run(Scheme::Basic(3)), run(Scheme::Hhzs));
+        let ratios: Vec<f64> = b3
+            .iter()
+            .zip(&hhzs)
+            .map(|(b, h)| h.load.ops_per_s / b.load.ops_per_s)
+            .collect();
+        let ops = |r: &[zonelab_experiments::hhzs_eval::LoadResult]| {
+            median(&r.iter().map(|x| x.load.ops_per_s).collect::<Vec<_>>())
+        };
+        let h0 = &hhzs[0];
+        let b0 = &b3[0];
+        println!(
+            "  (first end point) relocated SSTs B3 {} HHZS {}; HHZS WAL outside the pool {} of {} B, WAL-full flushes {}",
+            b0.relocations.ssts,
+            h0.relocations.ssts,
+            h0.wal_outside_pool_bytes,
+            h0.load.wal_bytes,
+            h0.load.wal_full_flushes
+        );
+        println!(
+            "{scale:<6} {:>8.0} {:>10.0} {:>14.3}  [{:.3}..{:.3}]  {}",
+            ops(&b3),
+            ops(&hhzs),
+            median(&ratios),
+            ratios.iter().cloned().fold(f64::MAX, f64::min),
+            ratios.iter().cloned().fold(f64::MIN, f64::max),
+            ratios
+                .iter()
+                .map(|r| format!("{r:.3}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+    }
+}

@@ -1,0 +1,72 @@
+//! A reproduce run as data: a paper target at a scale and seed.
+
+use super::{Progress, ProgressFn, RunError};
+use crate::reproduce::{run_target, ProgressSink, RunOptions};
+use crate::reproduce_result::ReproduceResult;
+use serde::{Deserialize, Serialize};
+
+/// `zonelab reproduce TARGET` as data.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReproduceRequest {
+    pub target: String,
+    #[serde(default = "one")]
+    pub scale: f64,
+    #[serde(default = "one_u64")]
+    pub seed: u64,
+    /// Directory with real traces for targets that replay them.
+    #[serde(default)]
+    pub traces: Option<String>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn one_u64() -> u64 {
+    1
+}
+
+struct Steps<'a, 'b>(&'a mut (dyn FnMut(&Progress) + 'b));
+
+impl ProgressSink for Steps<'_, '_> {
+    fn step(&mut self, done: u64, total: u64, label: &str) {
+        (self.0)(&Progress {
+            done,
+            total,
+            unit: "steps",
+            label: label.to_string(),
+        })
+    }
+}
+
+impl ReproduceRequest {
+    pub fn options(&self) -> RunOptions {
+        RunOptions {
+            scale: self.scale,
+            seed: self.seed,
+            traces_dir: self.traces.as_ref().map(Into::into),
+        }
+    }
+
+    pub fn canonical(&self) -> Result<serde_json::Value, RunError> {
+        Ok(serde_json::json!({
+            "target": self.target,
+            "scale": self.scale,
+            "seed": self.seed,
+            "traces": self.traces,
+        }))
+    }
+
+    /// Runs the target; the result is what `results.json` holds.
+    pub fn run(&self, progress: ProgressFn<'_>) -> Result<ReproduceResult, RunError> {
+        let r = match progress {
+            Some(p) => run_target(&self.target, &self.options(), &mut Steps(p)),
+            None => run_target(
+                &self.target,
+                &self.options(),
+                &mut crate::reproduce::NoProgress,
+            ),
+        };
+        r.map_err(|e| RunError::Run(e.to_string()))
+    }
+}

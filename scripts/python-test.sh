@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The Python package's tests (python/tests, pytest): builds and installs the
+# package (scripts/python-build.sh --dev) and runs pytest against the CLI binary
+# of the same tree, which the tests compare with. Ray tests start a local Ray.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/ensure-toolchain.sh
+target="${CARGO_TARGET_DIR:-target}"
+mkdir -p "$target"
+target="$(cd "$target" && pwd)"
+bash scripts/python-build.sh --dev --venv "$target/python-venv"
+cargo build --locked -p zonelab-cli
+ZONELAB_CLI="$target/debug/zonelab" "$target/python-venv/bin/python" -m pytest -q python/tests "$@"
