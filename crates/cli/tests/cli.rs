@@ -926,6 +926,7 @@ fn reproduce_placement_runs_at_small_scale_deterministically() {
         "placement.conventional_over_fdp2_waf",
         "placement.fdp2_waf",
         "placement.fdp8_over_fdp2_waf",
+        "placement.zns_over_separated_sum_waf",
     ] {
         assert!(ids.contains(&id), "{id} missing");
     }

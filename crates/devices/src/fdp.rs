@@ -125,6 +125,20 @@ pub struct FdpReport {
     /// The most recent events (the log keeps [`FDP_EVENT_LOG_ENTRIES`]).
     pub recent_events: Vec<FdpEvent>,
     pub handles: Vec<RuhStatus>,
+    /// Logical blocks GC moved, summed over all Media Reallocated events (a host
+    /// reading every event could keep the same sums).
+    pub relocated: RelocatedLbas,
+}
+
+/// Logical blocks GC moved out of reclaim units, by the handle that wrote the RU.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RelocatedLbas {
+    /// Per (reclaim group, handle), in the order of `FdpReport::handles`: out of
+    /// RUs host writes (or a persistently isolated handle's GC) filled.
+    pub by_handle: Vec<u64>,
+    /// Out of RUs the shared GC frontier of initially isolated handles filled
+    /// (data moved a second time or more).
+    pub from_shared_gc_units: u64,
 }
 
 /// Events logged, by type.

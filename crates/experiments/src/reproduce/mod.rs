@@ -22,6 +22,7 @@ mod mu_rmw_sensitivity;
 mod outputs;
 mod placement;
 mod placement_runs;
+mod placement_zns;
 mod znsage;
 pub mod znsage_runs;
 

@@ -16,6 +16,7 @@
 //! placement identifier `t mod handles`, so two handles already separate the
 //! sequential tenants from the random ones.
 
+use super::placement_zns::ZnsHost;
 use zonelab_devices::models::build;
 use zonelab_devices::profile::ProfileSource;
 use zonelab_devices::{Command, Device, Payload};
@@ -32,7 +33,7 @@ pub const RANDOM_SPACE_SHARE: f64 = 0.10;
 /// ablation runs 0 and 1).
 pub const RANDOM_BYTE_SHARE: f64 = 0.5;
 /// Request sizes: sequential tenants 128 KiB, random ones 4 KiB.
-const SEQ_BLOCKS: u32 = 32;
+pub(super) const SEQ_BLOCKS: u32 = 32;
 const RAND_BLOCKS: u32 = 1;
 /// Requests in flight (one per tenant's share of the queue).
 const QUEUE_DEPTH: usize = TENANTS as usize;
@@ -47,6 +48,12 @@ pub enum Interface {
     Conventional,
     /// FDP with this many initially isolated reclaim unit handles.
     Fdp { handles: u32 },
+    /// FDP with this many persistently isolated handles (an ablation: GC keeps
+    /// each handle's copies in that handle's own GC frontier).
+    FdpPersistent { handles: u32 },
+    /// The same flash behind ZNS, one zone per reclaim unit, with the host
+    /// layer of `placement_zns.rs`.
+    Zns,
 }
 
 impl Interface {
@@ -54,6 +61,8 @@ impl Interface {
         match self {
             Interface::Conventional => "conventional".into(),
             Interface::Fdp { handles } => format!("fdp-{handles}"),
+            Interface::FdpPersistent { handles } => format!("fdp-{handles}-pi"),
+            Interface::Zns => "zns".into(),
         }
     }
 }
@@ -71,6 +80,9 @@ pub struct MixResult {
     pub gc_copied_mib: f64,
     /// FDP Media Reallocated events (0 without FDP).
     pub media_reallocated_events: u64,
+    /// MiB GC moved out of reclaim units each handle wrote (FDP only; handle
+    /// order), and out of units the shared GC frontier wrote (last entry).
+    pub gc_moved_mib_by_handle: Vec<f64>,
 }
 
 /// The `zn540-fdp` profile at `scale` for `interface`: capacity scales with
@@ -97,10 +109,13 @@ pub fn profile_text(interface: Interface, scale: f64) -> String {
         .join("\n");
     let fdp_at = text.find("[fdp]").expect("zn540-fdp has an [fdp] section");
     text.truncate(fdp_at);
-    if let Interface::Fdp { handles } = interface {
-        let list = vec!["\"initially-isolated\""; handles as usize].join(", ");
-        text.push_str(&format!("[fdp]\nreclaim_groups = 1\nhandles = [{list}]\n"));
-    }
+    let (handles, kind) = match interface {
+        Interface::Fdp { handles } => (handles, "initially-isolated"),
+        Interface::FdpPersistent { handles } => (handles, "persistently-isolated"),
+        Interface::Conventional | Interface::Zns => return text,
+    };
+    let list = vec![format!("\"{kind}\""); handles as usize].join(", ");
+    text.push_str(&format!("[fdp]\nreclaim_groups = 1\nhandles = [{list}]\n"));
     text
 }
 
@@ -152,8 +167,10 @@ fn tenants(capacity_blocks: u64, interface: Interface, rngs: &RngStreams) -> Vec
                 cursor: 0,
                 rng: rngs.stream(&format!("placement.tenant{t}")),
                 pid: match interface {
-                    Interface::Conventional => None,
-                    Interface::Fdp { handles } => Some((t % handles) as u16),
+                    Interface::Conventional | Interface::Zns => None,
+                    Interface::Fdp { handles } | Interface::FdpPersistent { handles } => {
+                        Some((t % handles) as u16)
+                    }
                 },
             };
             first += blocks;
@@ -162,28 +179,137 @@ fn tenants(capacity_blocks: u64, interface: Interface, rngs: &RngStreams) -> Vec
         .collect()
 }
 
-fn submit(dev: &mut dyn Device, at: Ns, cmd: &Command, pid: Option<u16>) -> Result<Ns, String> {
-    match pid {
-        Some(p) => dev.submit_placed(at, cmd, p, Payload::SizeOnly),
-        None => dev.submit(at, cmd, Payload::SizeOnly),
+/// What the tenants write to: an FTL device (conventional or FDP) directly, or
+/// the ZNS device through its host layer.
+enum Host {
+    Ftl(Box<dyn Device>),
+    Zns(ZnsHost),
+}
+
+impl Host {
+    fn new(interface: Interface, scale: f64) -> Result<Self, String> {
+        let ftl = |interface: Interface| {
+            build(&ProfileSource {
+                source_name: format!("zn540-fdp ({}, scale {scale})", interface.label()),
+                text: profile_text(interface, scale),
+            })
+            .map_err(|e| e.to_string())
+        };
+        match interface {
+            Interface::Zns => {
+                // The FTL's geometry: its reclaim unit and superblock count.
+                let probe = ftl(Interface::Fdp { handles: 1 })?;
+                let info = probe.info().clone();
+                let ru_blocks = probe
+                    .fdp()
+                    .expect("fdp-1 has FDP")
+                    .config
+                    .reclaim_unit_bytes
+                    / info.block_bytes as u64;
+                let superblocks = ftl_superblocks(
+                    &profile_text(interface, scale),
+                    info.capacity_blocks,
+                    ru_blocks,
+                );
+                let rngs = RngStreams::new(0);
+                let layout: Vec<(u64, u64, bool)> = tenants(info.capacity_blocks, interface, &rngs)
+                    .iter()
+                    .map(|t| (t.first_lba, t.blocks, t.sequential))
+                    .collect();
+                Ok(Host::Zns(ZnsHost::new(
+                    scale,
+                    superblocks,
+                    ru_blocks,
+                    info.capacity_blocks,
+                    &layout,
+                )?))
+            }
+            _ => Ok(Host::Ftl(ftl(interface)?)),
+        }
     }
-    .map(|c| c.done_ns)
-    .map_err(|e| format!("{}: {e}", cmd.name()))
+
+    fn device(&self) -> &dyn Device {
+        match self {
+            Host::Ftl(d) => d.as_ref(),
+            Host::Zns(h) => h.device(),
+        }
+    }
+
+    /// The tenants' logical space (the FTL's capacity; ZNS maps it onto zones).
+    fn logical_blocks(&self) -> u64 {
+        match self {
+            Host::Ftl(d) => d.info().capacity_blocks,
+            Host::Zns(h) => h.logical_blocks(),
+        }
+    }
+
+    /// FDP's reclaim unit in blocks (none without FDP).
+    fn reclaim_unit_blocks(&self) -> Option<u64> {
+        let dev = self.device();
+        dev.fdp()
+            .map(|f| f.config.reclaim_unit_bytes / dev.info().block_bytes as u64)
+    }
+
+    /// Deallocates `blocks` at `lba` at `at` (FTL devices); when it completes.
+    fn trim(&mut self, at: Ns, lba: u64, blocks: u32) -> Result<Ns, String> {
+        match self {
+            Host::Ftl(dev) => dev
+                .submit(at, &Command::Trim { lba, blocks }, Payload::SizeOnly)
+                .map(|c| c.done_ns)
+                .map_err(|e| format!("trim: {e}")),
+            Host::Zns(_) => Ok(at),
+        }
+    }
+
+    /// Tenant `t`'s write at `at`; when it completes.
+    fn write(&mut self, at: Ns, t: usize, cmd: &Command, pid: Option<u16>) -> Result<Ns, String> {
+        match self {
+            Host::Ftl(dev) => match pid {
+                Some(p) => dev.submit_placed(at, cmd, p, Payload::SizeOnly),
+                None => dev.submit(at, cmd, Payload::SizeOnly),
+            }
+            .map(|c| c.done_ns)
+            .map_err(|e| format!("{}: {e}", cmd.name())),
+            Host::Zns(h) => h.write(at, t, cmd),
+        }
+    }
+
+    /// Blocks the host layer's GC copied (ZNS); the device counts the FTL's.
+    fn host_gc_copied_blocks(&self) -> u64 {
+        match self {
+            Host::Ftl(_) => 0,
+            Host::Zns(h) => h.gc_copied_blocks,
+        }
+    }
+}
+
+/// Superblocks the `ftl-ssd` model gives a profile (its formula: logical units
+/// times 1 + OP, rounded up to whole superblocks of `ru_blocks` units).
+fn ftl_superblocks(profile: &str, logical_blocks: u64, ru_blocks: u64) -> u64 {
+    let op_percent: f64 = profile
+        .lines()
+        .find_map(|l| l.strip_prefix("over_provisioning_percent"))
+        .and_then(|r| r.trim_start().strip_prefix('='))
+        .and_then(|v| v.split('#').next())
+        .and_then(|v| v.trim().parse().ok())
+        .expect("zn540-fdp has over_provisioning_percent");
+    let physical = (logical_blocks as f64 * (1.0 + op_percent / 100.0)).ceil() as u64;
+    physical.div_ceil(ru_blocks)
 }
 
 /// Fills every tenant's range once, sequentially in 128 KiB writes with its
 /// placement identifier (tenants in turn, QD1); returns when it ended.
-fn fill(dev: &mut dyn Device, tenants: &[Tenant]) -> Result<Ns, String> {
+fn fill(host: &mut Host, tenants: &[Tenant]) -> Result<Ns, String> {
     let mut now = 0;
     let longest = tenants.iter().map(|t| t.blocks).max().unwrap_or(0);
     let mut off = 0;
     while off < longest {
-        for t in tenants.iter().filter(|t| off < t.blocks) {
+        for (i, t) in tenants.iter().enumerate().filter(|(_, t)| off < t.blocks) {
             let cmd = Command::Write {
                 lba: t.first_lba + off,
                 blocks: SEQ_BLOCKS,
             };
-            now = submit(dev, now, &cmd, t.pid)?;
+            now = host.write(now, i, &cmd, t.pid)?;
         }
         off += SEQ_BLOCKS as u64;
     }
@@ -198,44 +324,56 @@ pub fn mix_run(
     write_factor: f64,
     random_byte_share: f64,
     seed: u64,
+    trim_log_ahead: bool,
 ) -> Result<MixResult, String> {
-    let mut dev = build(&ProfileSource {
-        source_name: format!("zn540-fdp ({}, scale {scale})", interface.label()),
-        text: profile_text(interface, scale),
-    })
-    .map_err(|e| e.to_string())?;
-    let dev = dev.as_mut();
-    let info = dev.info().clone();
+    let mut host = Host::new(interface, scale)?;
+    let logical_blocks = host.logical_blocks();
+    let bb = host.device().info().block_bytes as u64;
     let rngs = RngStreams::new(seed);
-    let mut tenants = tenants(info.capacity_blocks, interface, &rngs);
-    let start_ns = fill(dev, &tenants)?;
-    let before = dev.stats(start_ns);
-    let fdp_before = dev.fdp().map_or(0, |f| f.event_counts.media_reallocated);
-    let budget_bytes =
-        (write_factor * (info.capacity_blocks * info.block_bytes as u64) as f64) as u64;
+    let mut tenants = tenants(logical_blocks, interface, &rngs);
+    let start_ns = fill(&mut host, &tenants)?;
+    let before = host.device().stats(start_ns);
+    let host_gc_before = host.host_gc_copied_blocks();
+    let fdp_before = host
+        .device()
+        .fdp()
+        .map_or(0, |f| f.event_counts.media_reallocated);
+    let moved_before = moved_lbas_by_handle(host.device());
+    let budget_bytes = (write_factor * (logical_blocks * bb) as f64) as u64;
     let mut pick = rngs.stream("placement.mix");
-    let bb = info.block_bytes as u64;
+    // Ablation: a sequential tenant deallocates the next reclaim unit's worth of
+    // its log before overwriting it (what a zone reset does on ZNS).
+    let trim_unit = host.reclaim_unit_blocks().filter(|_| trim_log_ahead);
     let mut hist = LatencyHistogram::new();
     let mut queue: EventQueue<Ns> = EventQueue::with_capacity(QUEUE_DEPTH);
     queue.advance_to(start_ns);
     let mut issued_bytes = 0;
     let random_request_per_2_20 =
         (random_request_chance(random_byte_share) * (1u64 << 20) as f64) as u64;
-    let mut next =
-        |now: Ns, dev: &mut dyn Device, issued: &mut u64| -> Result<Option<Ns>, String> {
-            if *issued >= budget_bytes {
-                return Ok(None);
+    let mut next = |now: Ns, host: &mut Host, issued: &mut u64| -> Result<Option<Ns>, String> {
+        if *issued >= budget_bytes {
+            return Ok(None);
+        }
+        // Random tenants are the odd ones; the draw sets the byte mix.
+        let random = uniform_below(&mut pick, 1 << 20) < random_request_per_2_20;
+        let half = TENANTS / 2;
+        let t = 2 * uniform_below(&mut pick, half as u64) as usize + random as usize;
+        let cmd = tenants[t].next_write();
+        *issued += cmd.data_blocks() as u64 * bb;
+        let mut at = now;
+        if let (Some(unit), Command::Write { lba, .. }, true) =
+            (trim_unit, cmd, tenants[t].sequential)
+        {
+            let off = lba - tenants[t].first_lba;
+            if off % unit == 0 {
+                let blocks = unit.min(tenants[t].blocks - off) as u32;
+                at = host.trim(now, lba, blocks)?;
             }
-            // Random tenants are the odd ones; the draw sets the byte mix.
-            let random = uniform_below(&mut pick, 1 << 20) < random_request_per_2_20;
-            let half = TENANTS / 2;
-            let t = 2 * uniform_below(&mut pick, half as u64) as usize + random as usize;
-            let cmd = tenants[t].next_write();
-            *issued += cmd.data_blocks() as u64 * bb;
-            Ok(Some(submit(dev, now, &cmd, tenants[t].pid)?))
-        };
+        }
+        Ok(Some(host.write(at, t, &cmd, tenants[t].pid)?))
+    };
     for _ in 0..QUEUE_DEPTH {
-        if let Some(done) = next(start_ns, &mut *dev, &mut issued_bytes)? {
+        if let Some(done) = next(start_ns, &mut host, &mut issued_bytes)? {
             queue.schedule(done, start_ns);
         }
     }
@@ -243,12 +381,16 @@ pub fn mix_run(
     while let Some((now, submitted)) = queue.pop() {
         hist.record(now - submitted);
         end_ns = now;
-        if let Some(done) = next(now, &mut *dev, &mut issued_bytes)? {
+        if let Some(done) = next(now, &mut host, &mut issued_bytes)? {
             queue.schedule(done, now);
         }
     }
+    let dev = host.device();
     let after = dev.stats(end_ns);
-    let host = after.host_write_bytes - before.host_write_bytes;
+    let host_gc_bytes = (host.host_gc_copied_blocks() - host_gc_before) * bb;
+    // Application bytes: what the tenants wrote (the ZNS host layer's GC copies
+    // reach the device as host writes but are write amplification).
+    let host = after.host_write_bytes - before.host_write_bytes - host_gc_bytes;
     let media = after.media_write_bytes - before.media_write_bytes;
     Ok(MixResult {
         interface,
@@ -256,9 +398,25 @@ pub fn mix_run(
         throughput_mib_s: host as f64 / MIB as f64 / ((end_ns - start_ns) as f64 / 1e9),
         p99_write_us: hist.quantile_ns(0.99) as f64 / 1e3,
         erases: after.erases - before.erases,
-        gc_copied_mib: (after.gc_copied_bytes - before.gc_copied_bytes) as f64 / MIB as f64,
+        gc_copied_mib: (after.gc_copied_bytes - before.gc_copied_bytes + host_gc_bytes) as f64
+            / MIB as f64,
         media_reallocated_events: dev.fdp().map_or(0, |f| f.event_counts.media_reallocated)
             - fdp_before,
+        gc_moved_mib_by_handle: moved_lbas_by_handle(dev)
+            .iter()
+            .zip(&moved_before)
+            .map(|(a, b)| ((a - b) * bb) as f64 / MIB as f64)
+            .collect(),
+    })
+}
+
+/// Logical blocks GC moved so far per handle, then out of shared GC units (the
+/// sums of the FDP Media Reallocated events; empty without FDP).
+fn moved_lbas_by_handle(dev: &dyn Device) -> Vec<u64> {
+    dev.fdp().map_or(Vec::new(), |f| {
+        let mut v = f.relocated.by_handle.clone();
+        v.push(f.relocated.from_shared_gc_units);
+        v
     })
 }
 

@@ -28,8 +28,8 @@
 
 use super::mapping::{Mapping, StreamSpec};
 use crate::fdp::{
-    EventCounts, FdpConfig, FdpEvent, FdpEventType, FdpReport, FdpStatistics, RuhStatus, RuhType,
-    FDP_EVENT_LOG_ENTRIES,
+    EventCounts, FdpConfig, FdpEvent, FdpEventType, FdpReport, FdpStatistics, RelocatedLbas,
+    RuhStatus, RuhType, FDP_EVENT_LOG_ENTRIES,
 };
 use crate::profile::{ProfileError, Validator};
 use serde::Deserialize;
@@ -189,6 +189,7 @@ pub struct FdpState {
     stats: FdpStatistics,
     counts: EventCounts,
     events: VecDeque<FdpEvent>,
+    relocated: RelocatedLbas,
 }
 
 impl FdpState {
@@ -211,6 +212,10 @@ impl FdpState {
             stats: FdpStatistics::default(),
             counts: EventCounts::default(),
             events: VecDeque::with_capacity(FDP_EVENT_LOG_ENTRIES),
+            relocated: RelocatedLbas {
+                by_handle: vec![0; (section.reclaim_groups as usize) * section.handles.len()],
+                from_shared_gc_units: 0,
+            },
         }
     }
 
@@ -268,6 +273,13 @@ impl FdpState {
             return;
         }
         let (group, handle) = self.layout.handle_of(stream);
+        match handle {
+            Some(h) => {
+                let i = group as usize * self.config.handles.len() + h as usize;
+                self.relocated.by_handle[i] += lbas;
+            }
+            None => self.relocated.from_shared_gc_units += lbas,
+        }
         self.counts.media_reallocated += 1;
         self.log(FdpEvent {
             event: FdpEventType::MediaReallocated,
@@ -337,6 +349,7 @@ impl FdpState {
             event_counts: self.counts,
             recent_events: self.events.iter().copied().collect(),
             handles,
+            relocated: self.relocated.clone(),
         }
     }
 }

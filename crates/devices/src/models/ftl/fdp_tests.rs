@@ -234,6 +234,28 @@ fn gc_logs_media_reallocated_events_with_the_lbas_moved() {
 }
 
 #[test]
+fn relocated_lbas_per_handle_add_up_to_the_gc_copies() {
+    for (types, shared) in [([PI, PI], false), ([II, II], true)] {
+        let mut dev = build(1, &types);
+        let now = churn(&mut dev, 2, 2, "relocated");
+        let rep = dev.fdp().unwrap();
+        let r = &rep.relocated;
+        assert_eq!(r.by_handle.len(), 2);
+        assert!(r.by_handle.iter().all(|&n| n > 0), "{r:?}");
+        assert_eq!(r.from_shared_gc_units > 0, shared, "{r:?}");
+        // Every copy is counted once its victim is emptied: at most one victim
+        // (a superblock) is still being collected.
+        let counted = r.by_handle.iter().sum::<u64>() + r.from_shared_gc_units;
+        let copied = dev.stats(now).gc_copied_bytes / UNIT as u64;
+        let per_superblock = dev.map.layout().units_per_superblock() as u64;
+        assert!(
+            counted <= copied && copied - counted <= per_superblock,
+            "{counted} vs {copied}"
+        );
+    }
+}
+
+#[test]
 fn an_invalid_placement_identifier_writes_to_handle_0_and_is_logged() {
     let mut dev = build(1, &[II, II]);
     let mut now = 0;
