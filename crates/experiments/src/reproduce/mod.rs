@@ -21,6 +21,7 @@ mod mu_rmw_runs;
 mod mu_rmw_sensitivity;
 mod outputs;
 mod placement;
+mod placement_lsm;
 mod placement_runs;
 mod placement_zns;
 mod znsage;

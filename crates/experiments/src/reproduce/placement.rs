@@ -5,6 +5,7 @@
 //! throughput, p99 write latency and erases per interface, and the relations the
 //! FDP literature leads one to expect, checked as claims.
 
+use super::placement_lsm::{lsm_run, LsmResult};
 use super::placement_runs::{mix_run, Interface, MixResult, RANDOM_BYTE_SHARE};
 use super::{ProgressSink, ReproduceError, RunOptions, Target};
 use crate::reproduce_result::{round_sig, Claim, Figure, ReproduceResult, Series};
@@ -20,6 +21,13 @@ const INTERFACES: [Interface; 6] = [
     Interface::Fdp { handles: 2 },
     Interface::Fdp { handles: 4 },
     Interface::Fdp { handles: 8 },
+    Interface::Zns,
+];
+
+/// Interfaces of workload (b), the LSM-tree: FDP with a handle per lifetime class.
+const LSM_INTERFACES: [Interface; 3] = [
+    Interface::Conventional,
+    Interface::Fdp { handles: 4 },
     Interface::Zns,
 ];
 
@@ -42,7 +50,7 @@ impl Target for PlacementTarget {
         opts: &RunOptions,
         progress: &mut dyn ProgressSink,
     ) -> Result<ReproduceResult, ReproduceError> {
-        let total = INTERFACES.len() as u64 + 5;
+        let total = INTERFACES.len() as u64 + 5 + LSM_INTERFACES.len() as u64;
         let run = |interface: Interface, share: f64, trim_log_ahead: bool| {
             mix_run(
                 interface,
@@ -78,6 +86,18 @@ impl Target for PlacementTarget {
             run(fdp2, RANDOM_BYTE_SHARE, true)?,
             run(Interface::Fdp { handles: 8 }, RANDOM_BYTE_SHARE, true)?,
         ];
+        let mut lsm = Vec::new();
+        for (i, &interface) in LSM_INTERFACES.iter().enumerate() {
+            progress.step(
+                total - LSM_INTERFACES.len() as u64 + i as u64,
+                total,
+                &format!("lsm {}", interface.label()),
+            );
+            lsm.push(
+                lsm_run(interface, opts.scale, opts.seed)
+                    .map_err(|e| ReproduceError::Run(format!("lsm {}: {e}", interface.label())))?,
+            );
+        }
         progress.step(total, total, "done");
         Ok(ReproduceResult {
             target: self.name().to_string(),
@@ -85,8 +105,8 @@ impl Target for PlacementTarget {
             seed: opts.seed,
             version: env!("CARGO_PKG_VERSION").to_string(),
             claims: claims(&rows, &ablation),
-            figures: figures(&rows),
-            notes: notes(&rows, &ablation, &causes),
+            figures: figures(&rows, &lsm),
+            notes: notes(&rows, &ablation, &causes, &lsm),
         })
     }
 }
@@ -150,7 +170,7 @@ fn separated_sum(ablation: &[MixResult; 2]) -> f64 {
     (1.0 - RANDOM_BYTE_SHARE) * ablation[0].waf + RANDOM_BYTE_SHARE * ablation[1].waf
 }
 
-fn figures(rows: &[MixResult]) -> Vec<Figure> {
+fn figures(rows: &[MixResult], lsm: &[LsmResult]) -> Vec<Figure> {
     let categories: Vec<String> = rows.iter().map(|r| r.interface.label()).collect();
     let bar = |id: &str, title: &str, unit: &str, f: &dyn Fn(&MixResult) -> f64| {
         Figure::bar(
@@ -169,6 +189,22 @@ fn figures(rows: &[MixResult]) -> Vec<Figure> {
             }],
         )
     };
+    let lsm_categories: Vec<String> = lsm.iter().map(|r| r.interface.label()).collect();
+    let lsm_waf = Figure::bar(
+        "lsm_waf",
+        "Device write amplification, LSM-tree overwrites (files placed by lifetime class)",
+        "interface",
+        "WAF",
+        lsm_categories,
+        vec![Series {
+            name: "WAF".to_string(),
+            points: lsm
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (i as f64, round_sig(r.waf)))
+                .collect(),
+        }],
+    );
     vec![
         bar(
             "waf",
@@ -189,10 +225,16 @@ fn figures(rows: &[MixResult]) -> Vec<Figure> {
             "erases",
             &|r| r.erases as f64,
         ),
+        lsm_waf,
     ]
 }
 
-fn notes(rows: &[MixResult], ablation: &[MixResult; 2], causes: &[MixResult; 3]) -> Vec<String> {
+fn notes(
+    rows: &[MixResult],
+    ablation: &[MixResult; 2],
+    causes: &[MixResult; 3],
+    lsm: &[LsmResult],
+) -> Vec<String> {
     let mut notes = vec![
         format!("Mix: 8 tenants on the zn540-fdp flash (scaled capacity and reclaim unit); even tenants write 90% of the space sequentially in 128 KiB requests, odd ones 10% of it with random 4 KiB writes; half the bytes go to each side; the whole space is filled once, then {WRITE_FACTOR}x the capacity is written and measured. Under FDP tenant t writes with placement identifier t mod handles."),
         "zns: the same flash behind the zns-ssd model, one zone per reclaim unit (as many zones as the FTL has superblocks, its over-provisioning included); each sequential tenant owns a circular run of zones it resets as its log wraps, the random tenants share a host log-structured layer with greedy host GC (WAF counts its copies). The LSM-tree workload (b) of issue 20 is not in this target yet (docs/placement.md, 'Not done').".to_string(),
@@ -227,6 +269,21 @@ fn notes(rows: &[MixResult], ablation: &[MixResult; 2], causes: &[MixResult; 3])
             r.gc_copied_mib,
             r.media_reallocated_events,
             moved_note(r)
+        ));
+    }
+    notes.push(format!(
+        "LSM-tree (workload b): loads keys worth {}% of the capacity, then overwrites as many at random (measured); SSTs of one reclaim unit; files by lifetime class (WAL, L0-L1, L2, L3+): FDP handle per class, ZNS active zone per class (ZenFS-like, zones reset when all their files are deleted), conventional: 1 MiB extents, trimmed on delete.",
+        (super::placement_lsm::DATA_SHARE * 100.0).round()
+    ));
+    for r in lsm {
+        notes.push(format!(
+            "lsm {}: device WAF {:.3}, LSM write amplification {:.2}, {:.1} kops/s, p99 put {:.0} us, {} erases",
+            r.interface.label(),
+            r.waf,
+            r.lsm_write_amplification,
+            r.kops_per_s,
+            r.p99_put_us,
+            r.erases
         ));
     }
     notes
