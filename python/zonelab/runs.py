@@ -116,7 +116,7 @@ def replay(
     """Replays a block trace on ``device``.
 
     ``opts`` takes ``zonelab replay``'s options: ``format`` (auto, msr, disksim,
-    csv, alibaba, tencent), ``speed`` (open loop), ``qd`` (closed loop), ``disk``,
+    csv, alibaba, tencent, blkparse, blkparse-queue), ``speed`` (open loop), ``qd`` (closed loop), ``disk``,
     ``allow_unsorted``, ``precondition`` (``"full"`` or ``"footprint"``),
     ``no_drain``, ``limit``, ``fold``, ``sample_interval``.
     """

@@ -314,7 +314,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub qd: Option<u32>,
     /// Replay only this device number (MSR DiskNumber, DiskSim/MQSim device_number,
-    /// Alibaba device_id, Tencent VolumeID).
+    /// Alibaba device_id, Tencent VolumeID, blkparse major << 20 | minor: 8,16 is 8388624).
     #[arg(long)]
     pub disk: Option<u64>,
     /// Open loop: accept records whose timestamps go backwards and issue them in file

@@ -340,6 +340,56 @@ fn tencent_cbs_trace_replays_and_a_bad_line_names_file_and_line() {
     );
 }
 
+/// A blkparse text trace (`blkparse -i sda` default output) replays its issued (`D`)
+/// events by default and its queued (`Q`) ones with `--format blkparse-queue`; the
+/// closing summary is not an error; a broken event line is.
+#[test]
+fn blkparse_trace_replays_and_a_bad_line_names_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = "\
+  8,0    0        1     0.000000000  1234  Q  WS 2048 + 8 [kjournald]
+  8,0    0        2     0.000002000  1234  D  WS 2048 + 8 [kjournald]
+  8,0    0        3     0.000100000  2001  Q   R 4096 + 16 [cat]
+  8,0    0        4     0.000101000  2001  M   R 4112 + 8 [cat]
+  8,0    0        5     0.000102000  2001  D   R 4096 + 24 [cat]
+  8,0    1        1     0.000300000     0  C   R 4096 + 24 [0]
+CPU0 (8,0):
+ Reads Queued:           1,        8KiB\t Writes Queued:           1,        4KiB
+";
+    let p = write(dir.path(), "sda.blkparse", good);
+    let replay = |format: &str| {
+        let run = zonelab(&[
+            "replay",
+            "--device",
+            "ssd-conventional",
+            "--trace",
+            &p,
+            "--format",
+            format,
+            "--json",
+        ]);
+        assert!(run.status.success(), "{}", stderr(&run));
+        serde_json::from_slice::<serde_json::Value>(&run.stdout).unwrap()
+    };
+    let issued = replay("auto");
+    assert_eq!(issued["config"]["format"], "blkparse", "auto-detected");
+    assert_eq!(issued["ops"], 2);
+    let queued = replay("blkparse-queue");
+    assert_eq!(queued["ops"], 2);
+    // The merge (`M`) is in the issued read (24 sectors), not in the queued one (16).
+    assert_eq!(issued["read"]["bytes"], 24 * 512);
+    assert_eq!(queued["read"]["bytes"], 16 * 512);
+    let bad = write(
+        dir.path(),
+        "bad.blkparse",
+        &good.replace("2001  D   R 4096 + 24", "2001  D   R 4096 x 24"),
+    );
+    assert_clean_error(
+        &zonelab(&["replay", "--device", "ssd-conventional", "--trace", &bad]),
+        &["bad.blkparse:5", "field +", "between sector and blocks"],
+    );
+}
+
 #[test]
 fn zone_rule_violation_from_a_trace_is_a_clean_error() {
     let dir = tempfile::tempdir().unwrap();

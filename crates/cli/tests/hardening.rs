@@ -146,6 +146,8 @@ fn replay_help_lists_every_format_with_its_time_unit() {
         ("csv", "nanoseconds"),
         ("alibaba", "microseconds"),
         ("tencent", "seconds"),
+        ("blkparse", "seconds (decimal, since"),
+        ("blkparse-queue", "seconds (decimal, since"),
     ] {
         let at = help
             .find(&format!("{name} ("))

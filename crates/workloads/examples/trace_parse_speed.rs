@@ -57,6 +57,25 @@ fn write_trace(format: TraceFormat, lines: u64) -> std::io::Result<tempfile::Nam
                     if read { 'R' } else { 'W' },
                     1_577_808_000_000_626 + i * 11
                 )?,
+                // One event of the replayed action per line (a real blkparse file also
+                // holds the other actions' events, which are skipped).
+                TraceFormat::Blkparse | TraceFormat::BlkparseQueue => writeln!(
+                    out,
+                    "8,0 {} {} {}.{:09} {} {} {} {} + {} [app]",
+                    i % 2,
+                    i + 1,
+                    i / 100_000,
+                    (i % 100_000) * 10_000,
+                    1000 + i % 9000,
+                    if format == TraceFormat::Blkparse {
+                        'D'
+                    } else {
+                        'Q'
+                    },
+                    if read { "R" } else { "WS" },
+                    offset / 512,
+                    size / 512
+                )?,
                 TraceFormat::Tencent => writeln!(
                     out,
                     "{},{},{},{},{}",

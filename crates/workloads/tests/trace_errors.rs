@@ -530,3 +530,45 @@ fn a_device_filter_needs_a_device_column() {
         "t.csv: a device filter was given, but the csv trace format has no device column"
     );
 }
+
+#[test]
+fn blkparse_malformed_lines() {
+    use FieldProblem::*;
+    let bp = TraceFormat::Blkparse;
+    let good = "  8,0    0        7     0.000006000  1234  D  WS 223490 + 8 [kjournald]\n";
+    let error = error_of(&format!("{good}8,0 0 8 0.1 12 D W 100 8\n"), bp);
+    assert_eq!(
+        error.to_string(),
+        "trace.csv:2: expected 10 whitespace-separated fields \
+         (dev cpu seq time pid action rwbs sector + blocks [comm]), found 9"
+    );
+    assert_field_count(&error, 2, 10, 9);
+    assert_field(
+        &error_of(&format!("{good}8,0 0 8 0.1 12 D W 100 - 8 [x]\n"), bp),
+        2,
+        "+",
+        Malformed {
+            expected: "`+` between sector and blocks",
+        },
+    );
+    assert_field(
+        &error_of(&format!("{good}8,0 0 8 soon 12 D W 100 + 8 [x]\n"), bp),
+        2,
+        "time",
+        NotDecimal,
+    );
+    assert_field(
+        &error_of(&format!("{good}8,0 0 8 0.1 12 D W 100 + eight [x]\n"), bp),
+        2,
+        "blocks",
+        NotUnsigned,
+    );
+    // A line that is neither an event nor blkparse's summary is an error, not skipped.
+    assert_field_count(&error_of(&format!("{good}Reads Queued: 5\n"), bp), 2, 10, 3);
+    assert_field(
+        &error_of(&format!("{good}8,0 0 8 0.0000001 12 D W 100 + 8 [x]\n"), bp),
+        2,
+        "time",
+        Backwards { previous_line: 1 },
+    );
+}

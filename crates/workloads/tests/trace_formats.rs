@@ -269,6 +269,88 @@ fn tencent_sample() {
     );
 }
 
+/// An excerpt in blkparse's default output (blktrace `blkparse_fmt.c`): one write's
+/// remap, queue, get-request, plug, insert, unplug, issue and complete events, a read,
+/// a flush, a discard, a message event, another device, and the closing summary.
+const BLKPARSE_SAMPLE: &str = "\
+  8,0    0        1     0.000000000  1234  A  WS 223490 + 8 <- (8,1) 221442
+  8,0    0        2     0.000000512  1234  Q  WS 223490 + 8 [kjournald]
+  8,0    0        3     0.000002100  1234  G  WS 223490 + 8 [kjournald]
+  8,0    0        4     0.000003000  1234  P   N [kjournald]
+  8,0    0        5     0.000004000  1234  I  WS 223490 + 8 [kjournald]
+  8,0    0        6     0.000005000  1234  U   N [kjournald] 1
+  8,0    0        7     0.000006000  1234  D  WS 223490 + 8 [kjournald]
+  8,0    1        1     0.000150000     0  C  WS 223490 + 8 [0]
+  8,0    0        8     0.001000000  2001  Q   R 1000 + 16 [cat]
+  8,16   0        1     0.001000100  2002  D   W 64 + 8 [dd]
+  8,0    0        9     0.001000200  2001  G   R 1000 + 16 [cat]
+  8,0    0       10     0.001001000  2001  D   R 1000 + 16 [cat]
+  8,0    0       11     0.002000000   300  Q FWS 0 + 0 [jbd2/sda1-8]
+  8,0    0       12     0.002000100   300  D  FN 0 + 0 [jbd2/sda1-8]
+  8,0    0       13     0.003000000   400  D   D 5000 + 2048 [fstrim]
+  8,0    1        2     0.003500000     0  C   R 1000 + 16 [0]
+  8,0    0       14     0.004000000     0  m   N cfq workload slice:100
+CPU0 (8,0):
+ Reads Queued:           1,        8KiB\t Writes Queued:           1,        4KiB
+ Read Dispatches:        1,        8KiB\t Write Dispatches:        1,        4KiB
+Total (8,0):
+ Reads Queued:           1,        8KiB\t Writes Queued:           1,        4KiB
+Throughput (R/W): 2000KiB/s / 2000KiB/s
+Events (8,0): 17 entries
+Skips: 0 forward (0 -   0.0%)
+";
+
+/// `blkparse` replays the issue (`D`) events with data, `blkparse-queue` the queue (`Q`)
+/// ones; the summary ends the records; `--disk` selects `major << 20 | minor`.
+#[test]
+fn blkparse_sample() {
+    let sda = TraceOptions {
+        device: Some(8 << 20),
+        ..TraceOptions::default()
+    };
+    assert_eq!(
+        read_file(BLKPARSE_SAMPLE, TraceFormat::Blkparse, sda),
+        vec![
+            rec(0, TraceOp::Write, 223_490 * 512, 8 * 512),
+            rec(995_000, TraceOp::Read, 1000 * 512, 16 * 512),
+            rec(2_994_000, TraceOp::Trim, 5000 * 512, 2048 * 512),
+        ]
+    );
+    assert_eq!(
+        read_file(BLKPARSE_SAMPLE, TraceFormat::BlkparseQueue, sda),
+        vec![
+            rec(0, TraceOp::Write, 223_490 * 512, 8 * 512),
+            rec(999_488, TraceOp::Read, 1000 * 512, 16 * 512),
+        ]
+    );
+    let all_devices = read_file(
+        BLKPARSE_SAMPLE,
+        TraceFormat::Blkparse,
+        TraceOptions::default(),
+    );
+    assert_eq!(all_devices.len(), 4);
+    assert_eq!(
+        all_devices[1],
+        rec(994_100, TraceOp::Write, 64 * 512, 8 * 512)
+    );
+    let sdb = TraceOptions {
+        device: Some(8 << 20 | 16),
+        ..TraceOptions::default()
+    };
+    assert_eq!(
+        read_file(BLKPARSE_SAMPLE, TraceFormat::Blkparse, sdb),
+        vec![rec(0, TraceOp::Write, 64 * 512, 8 * 512)]
+    );
+    assert_eq!(
+        TraceFormat::detect_path(sample_file(BLKPARSE_SAMPLE).path()).unwrap(),
+        TraceFormat::Blkparse
+    );
+    assert_eq!(
+        "blkparse-queue".parse::<TraceFormat>().unwrap(),
+        TraceFormat::BlkparseQueue
+    );
+}
+
 #[test]
 fn detection() {
     use TraceFormat::*;

@@ -153,6 +153,8 @@ pub enum FieldProblem {
     NotHex,
     /// Not one of the format's operation codes.
     BadOp { expected: &'static str },
+    /// Not in the shape the format writes (blkparse's `major,minor`, its `+`).
+    Malformed { expected: &'static str },
     /// `offset + size` is past the largest 64-bit byte address.
     EndOverflow { offset_bytes: u64 },
     /// The time relative to the first record does not fit in `u64` nanoseconds.
@@ -178,6 +180,7 @@ impl fmt::Display for FieldProblem {
             FieldProblem::BadOp { expected } => {
                 write!(f, "is not a valid operation; expected {expected}")
             }
+            FieldProblem::Malformed { expected } => write!(f, "is malformed; expected {expected}"),
             FieldProblem::EndOverflow { offset_bytes } => write!(
                 f,
                 "at offset {offset_bytes} ends past the largest 64-bit byte address"

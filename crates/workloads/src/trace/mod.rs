@@ -66,6 +66,7 @@
 //! - Sizes of zero are kept as they are; `offset + size` must fit in a `u64`.
 
 mod alibaba;
+mod blkparse;
 mod disksim;
 mod error;
 pub mod msr;
@@ -172,6 +173,10 @@ pub enum TraceFormat {
     Alibaba,
     /// Tencent CBS block traces CSV (seconds, sectors, `0` read / `1` write).
     Tencent,
+    /// blkparse's default text output, its `D` (issue) events.
+    Blkparse,
+    /// blkparse's default text output, its `Q` (queue) events.
+    BlkparseQueue,
 }
 
 /// One parsed line, before time rebasing: `time` is in the format's own unit.
@@ -188,17 +193,19 @@ pub(crate) struct RawRecord<'a> {
 
 impl TraceFormat {
     /// Every format, in the order error messages list them.
-    pub const ALL: [TraceFormat; 6] = [
+    pub const ALL: [TraceFormat; 8] = [
         TraceFormat::Msr,
         TraceFormat::DiskSim,
         TraceFormat::Mqsim,
         TraceFormat::Csv,
         TraceFormat::Alibaba,
         TraceFormat::Tencent,
+        TraceFormat::Blkparse,
+        TraceFormat::BlkparseQueue,
     ];
 
-    /// The name `FromStr` accepts: `msr`, `disksim`, `mqsim`, `csv`, `alibaba` or
-    /// `tencent`.
+    /// The name `FromStr` accepts: `msr`, `disksim`, `mqsim`, `csv`, `alibaba`,
+    /// `tencent`, `blkparse` or `blkparse-queue`.
     pub fn name(self) -> &'static str {
         match self {
             TraceFormat::Msr => "msr",
@@ -207,6 +214,8 @@ impl TraceFormat {
             TraceFormat::Csv => "csv",
             TraceFormat::Alibaba => "alibaba",
             TraceFormat::Tencent => "tencent",
+            TraceFormat::Blkparse => "blkparse",
+            TraceFormat::BlkparseQueue => "blkparse-queue",
         }
     }
 
@@ -219,6 +228,8 @@ impl TraceFormat {
             TraceFormat::Csv => "ZoneLab's plain CSV time_ns,op,offset_bytes,size_bytes",
             TraceFormat::Alibaba => "Alibaba block traces CSV",
             TraceFormat::Tencent => "Tencent CBS CSV Timestamp,Offset,Size,IOType,VolumeID",
+            TraceFormat::Blkparse => "blkparse default text, D (issued) events",
+            TraceFormat::BlkparseQueue => "blkparse default text, Q (queued) events",
         }
     }
 
@@ -231,6 +242,9 @@ impl TraceFormat {
             TraceFormat::Csv => "nanoseconds",
             TraceFormat::Alibaba => "microseconds",
             TraceFormat::Tencent => "seconds (Unix time)",
+            TraceFormat::Blkparse | TraceFormat::BlkparseQueue => {
+                "seconds (decimal, since the trace started)"
+            }
         }
     }
 
@@ -243,6 +257,7 @@ impl TraceFormat {
             TraceFormat::Csv => plain_csv::LAYOUT.text,
             TraceFormat::Alibaba => alibaba::LAYOUT.text,
             TraceFormat::Tencent => tencent::LAYOUT.text,
+            TraceFormat::Blkparse | TraceFormat::BlkparseQueue => blkparse::LAYOUT_TEXT,
         }
     }
 
@@ -257,11 +272,14 @@ impl TraceFormat {
         match self {
             TraceFormat::Msr => FILETIME_TICK_NS,
             TraceFormat::Alibaba => alibaba::TIME_UNIT_NS,
-            // DiskSim milliseconds and Tencent seconds are converted to nanoseconds
-            // while parsing.
-            TraceFormat::DiskSim | TraceFormat::Mqsim | TraceFormat::Csv | TraceFormat::Tencent => {
-                1
-            }
+            // DiskSim milliseconds and Tencent and blkparse seconds are converted to
+            // nanoseconds while parsing.
+            TraceFormat::DiskSim
+            | TraceFormat::Mqsim
+            | TraceFormat::Csv
+            | TraceFormat::Tencent
+            | TraceFormat::Blkparse
+            | TraceFormat::BlkparseQueue => 1,
         }
     }
 
@@ -273,6 +291,7 @@ impl TraceFormat {
             TraceFormat::Csv => plain_csv::TIME_FIELD,
             TraceFormat::Alibaba => alibaba::TIME_FIELD,
             TraceFormat::Tencent => tencent::TIME_FIELD,
+            TraceFormat::Blkparse | TraceFormat::BlkparseQueue => blkparse::TIME_FIELD,
         }
     }
 
@@ -285,7 +304,23 @@ impl TraceFormat {
             TraceFormat::Csv => plain_csv::parse(line),
             TraceFormat::Alibaba => alibaba::parse(line),
             TraceFormat::Tencent => tencent::parse(line),
+            TraceFormat::Blkparse | TraceFormat::BlkparseQueue => {
+                blkparse::parse(&parse::split_whitespace(line))
+            }
         }
+    }
+
+    /// Whether a line is a record, a line to skip or the end of the records: only
+    /// blkparse files have lines of the last two kinds (events of other actions, its
+    /// closing summary).
+    #[inline]
+    pub(crate) fn line_kind(self, line: &[u8]) -> blkparse::LineKind {
+        let action = match self {
+            TraceFormat::Blkparse => blkparse::Action::Issue,
+            TraceFormat::BlkparseQueue => blkparse::Action::Queue,
+            _ => return blkparse::LineKind::Record,
+        };
+        blkparse::line_kind(&parse::split_whitespace(line), line, action)
     }
 
     pub(crate) fn is_header(self, line: &[u8]) -> bool {
@@ -294,7 +329,10 @@ impl TraceFormat {
             TraceFormat::Csv => plain_csv::is_header(line),
             TraceFormat::Alibaba => alibaba::is_header(line),
             TraceFormat::Tencent => tencent::is_header(line),
-            TraceFormat::DiskSim | TraceFormat::Mqsim => false,
+            TraceFormat::DiskSim
+            | TraceFormat::Mqsim
+            | TraceFormat::Blkparse
+            | TraceFormat::BlkparseQueue => false,
         }
     }
 
@@ -304,12 +342,16 @@ impl TraceFormat {
     /// Five whitespace-separated numbers are DiskSim when the time has a decimal
     /// point; with an integer time they could be DiskSim milliseconds or MQSim
     /// nanoseconds, and the answer is [`DetectError::DiskSimOrMqsim`] rather than a
-    /// guess.
+    /// guess. A blkparse event line (`8,0 3 11 0.009507758 697 D W 223490 + 8 [comm]`)
+    /// is `blkparse`, its `D` events; ask for `blkparse-queue` to replay `Q` events.
     pub fn detect(line: &str) -> Result<TraceFormat, DetectError> {
         let line = line.strip_prefix('\u{feff}').unwrap_or(line).trim_ascii();
         let bytes = line.as_bytes();
         if bytes.is_empty() || bytes[0] == b'#' {
             return Err(DetectError::NotARecord);
+        }
+        if blkparse::looks_like(&parse::split_whitespace(bytes)) {
+            return Ok(TraceFormat::Blkparse);
         }
         if bytes.contains(&b',') {
             let fields = parse::split_commas(bytes);

@@ -4,7 +4,7 @@
 use super::error::{FieldProblem, LineError};
 
 /// No format has more fields than this; a longer line is still counted exactly.
-pub(crate) const MAX_FIELDS: usize = 8;
+pub(crate) const MAX_FIELDS: usize = 12;
 
 /// The fields of one line (the first `MAX_FIELDS` of them kept), and how many there were.
 pub(crate) struct Fields<'a> {

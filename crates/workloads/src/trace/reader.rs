@@ -4,6 +4,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+use super::blkparse::LineKind;
 use super::error::{quote_value, FieldProblem, LineError, TraceError};
 use super::{TraceFormat, TraceRecord};
 
@@ -22,7 +23,8 @@ const READ_BUFFER_BYTES: usize = 1 << 16;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TraceOptions {
     /// Keep only the records of this device (MSR `DiskNumber`, DiskSim / MQSim
-    /// `device_number`, Alibaba `device_id`, Tencent `VolumeID`), to replay one disk of a multi-disk trace.
+    /// `device_number`, Alibaba `device_id`, Tencent `VolumeID`, blkparse `major << 20 | minor`),
+    /// to replay one disk of a multi-disk trace.
     /// Times are then relative to the first record of that device. The plain CSV format
     /// has no device column, and asking for a device with it is an error.
     pub device: Option<u64>,
@@ -266,6 +268,11 @@ impl<R: BufRead> TraceReader<R> {
                 if self.format.is_header(content) {
                     continue;
                 }
+            }
+            match self.format.line_kind(content) {
+                LineKind::Record => {}
+                LineKind::Skip => continue,
+                LineKind::EndOfRecords => return Ok(None),
             }
             let raw = self
                 .format
