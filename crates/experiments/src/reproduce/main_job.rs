@@ -96,8 +96,9 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         paper: "ZoneLab's own: conventional vs FDP 1/2/4/8 handles (issue 20)",
         scale: 0.05,
         // Measured with the debug (opt-level 1) build, an upper bound of the
-        // release time: 1.97 s with the two ablation runs (882a7d4).
-        measured_wall_s: 2.0,
+        // release time: 2.01 s with ZNS and five ablation runs (9ff6989); the
+        // LSM-tree runs (f862476) add about 0.4 s at 0.02, not re-timed at 0.05.
+        measured_wall_s: 2.5,
     },
 ];
 
