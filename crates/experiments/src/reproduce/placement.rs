@@ -237,7 +237,7 @@ fn notes(
 ) -> Vec<String> {
     let mut notes = vec![
         format!("Mix: 8 tenants on the zn540-fdp flash (scaled capacity and reclaim unit); even tenants write 90% of the space sequentially in 128 KiB requests, odd ones 10% of it with random 4 KiB writes; half the bytes go to each side; the whole space is filled once, then {WRITE_FACTOR}x the capacity is written and measured. Under FDP tenant t writes with placement identifier t mod handles."),
-        "zns: the same flash behind the zns-ssd model, one zone per reclaim unit (as many zones as the FTL has superblocks, its over-provisioning included); each sequential tenant owns a circular run of zones it resets as its log wraps, the random tenants share a host log-structured layer with greedy host GC (WAF counts its copies). The LSM-tree workload (b) of issue 20 is not in this target yet (docs/placement.md, 'Not done').".to_string(),
+        "zns: the same flash behind the zns-ssd model, one zone per reclaim unit (as many zones as the FTL has superblocks, its over-provisioning included); each sequential tenant owns a circular run of zones it resets as its log wraps, the random tenants share a host log-structured layer with greedy host GC (WAF counts its copies). Workload (b), the LSM-tree, follows the mix (notes lsm *).".to_string(),
     ];
     let [seq_only, rand_only] = ablation;
     let predicted = separated_sum(ablation);
