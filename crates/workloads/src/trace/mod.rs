@@ -228,8 +228,8 @@ impl TraceFormat {
             TraceFormat::Csv => "ZoneLab's plain CSV time_ns,op,offset_bytes,size_bytes",
             TraceFormat::Alibaba => "Alibaba block traces CSV",
             TraceFormat::Tencent => "Tencent CBS CSV Timestamp,Offset,Size,IOType,VolumeID",
-            TraceFormat::Blkparse => "blkparse default text, D (issued) events",
-            TraceFormat::BlkparseQueue => "blkparse default text, Q (queued) events",
+            TraceFormat::Blkparse => "blkparse default text; its D (issued) events",
+            TraceFormat::BlkparseQueue => "blkparse default text; its Q (queued) events",
         }
     }
 
@@ -243,7 +243,7 @@ impl TraceFormat {
             TraceFormat::Alibaba => "microseconds",
             TraceFormat::Tencent => "seconds (Unix time)",
             TraceFormat::Blkparse | TraceFormat::BlkparseQueue => {
-                "seconds (decimal, since the trace started)"
+                "seconds (decimal) since the trace started"
             }
         }
     }
