@@ -62,6 +62,20 @@ pub fn emit(result: &RunResult, json: bool, out: Option<&std::path::Path>) -> Re
     Ok(())
 }
 
+/// `ftl-ssd` counters shown in the summary (all counters are in the JSON).
+const FTL_MECHANISM_COUNTERS: &[&str] = &[
+    "map_cache_hits",
+    "map_cache_misses",
+    "translation_read_bytes",
+    "translation_write_bytes",
+    "reads_ahead_of_programs",
+    "program_suspends",
+    "erase_suspends",
+    "suspend_limit_waits",
+    "sub_block_read_units",
+    "sub_block_rmw_units",
+];
+
 pub fn summary_table(r: &RunResult) -> String {
     let mut s = format!(
         "{} on {} ({}): {} ops, {:.1} MiB in {} virtual\nthroughput {:.1} MiB/s, {:.1} IOPS, WAF {:.3}\n\n",
@@ -112,6 +126,14 @@ pub fn summary_table(r: &RunResult) -> String {
         d.zone_resets,
         r.job_zone_resets
     ));
+    // Conventional-SSD mechanisms (issue 22), when the profile has them.
+    let ftl: Vec<String> = FTL_MECHANISM_COUNTERS
+        .iter()
+        .filter_map(|k| d.counters.get(*k).map(|v| format!("{k} {v}")))
+        .collect();
+    if !ftl.is_empty() {
+        s.push_str(&format!("ftl: {}\n", ftl.join(", ")));
+    }
     let util: Vec<String> = d
         .utilisation
         .iter()

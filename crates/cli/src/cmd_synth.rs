@@ -13,7 +13,7 @@ use zonelab_workloads::synth::{
     find_profile, LookalikeOptions, RequestSizes, SynthTrace, MSR_TABLE_I,
 };
 use zonelab_workloads::trace::msr::{write_record, MSR_START_FILETIME};
-use zonelab_workloads::trace::{TraceRecord, CSV_HEADER};
+use zonelab_workloads::trace::{TraceOp, TraceRecord, CSV_HEADER};
 
 /// How records are written.
 #[derive(Clone, Copy)]
@@ -158,14 +158,16 @@ pub fn run(a: SynthArgs) -> Result<(), String> {
         )?;
         let s = trace.summary;
         format!(
-            "{} requests over {:.1} s, {:.3} GB written, {:.3} GB read, {:.1}% writes, {:.1}% of writes <= 10 KiB, peak {} req/s",
+            "{} requests over {:.1} s, {:.3} GB written, {:.3} GB read, {:.1}% writes, {:.1}% of writes <= 10 KiB, peak {} req/s, {} chunk trims ({:.3} GB; CSV only)",
             s.requests,
             s.span_ns as f64 / 1e9,
             s.written_bytes as f64 / 1e9,
             s.read_bytes as f64 / 1e9,
             s.writes as f64 * 100.0 / s.requests.max(1) as f64,
             s.small_writes as f64 * 100.0 / s.writes.max(1) as f64,
-            s.peak_rps
+            s.peak_rps,
+            s.trims,
+            s.trimmed_bytes as f64 / 1e9
         )
     } else {
         return Err(format!(
@@ -202,7 +204,8 @@ fn write_trace(
             }
         }
         Layout::Msr(host, disk) => {
-            for r in records {
+            // The MSR layout has no trims (a Pangu-like trace's chunk deletes).
+            for r in records.filter(|r| r.op != TraceOp::Trim) {
                 write_record(&mut w, &r, MSR_START_FILETIME, host, disk).map_err(io)?;
             }
         }

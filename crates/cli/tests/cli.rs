@@ -1058,3 +1058,46 @@ fn placement_identifiers_reach_the_fdp_handles() {
         &["placement_id", "65535"],
     );
 }
+
+#[test]
+fn bench_prints_the_conventional_ssd_mechanism_counters() {
+    // 2 KiB random reads and writes on a preconditioned `ssd-mqsim` (512-byte
+    // LBAs on 4 KiB units, read-first with suspension, 2 MiB mapping cache).
+    let o = zonelab(&[
+        "bench",
+        "--device",
+        "ssd-mqsim",
+        "--rw",
+        "randrw",
+        "--bs",
+        "2k",
+        "--size",
+        "16m",
+        "--io-size",
+        "8m",
+        "--iodepth",
+        "16",
+        "--precondition",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("ftl: "))
+        .unwrap_or_else(|| panic!("no ftl: line in {out}"));
+    let count = |key: &str| -> u64 {
+        let at = line
+            .find(&format!("{key} "))
+            .unwrap_or_else(|| panic!("{key} missing: {line}"));
+        line[at + key.len() + 1..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    for key in ["map_cache_hits", "program_suspends", "sub_block_rmw_units"] {
+        assert!(count(key) > 0, "{key} is 0: {line}");
+    }
+    assert!(line.contains("map_cache_misses "), "{line}");
+}

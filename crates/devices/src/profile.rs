@@ -59,6 +59,10 @@ pub const BUILTIN_PROFILES: &[(&str, &str)] = &[
         include_str!("../../../profiles/ssd-660p-1tb.toml"),
     ),
     (
+        "ssd-mqsim",
+        include_str!("../../../profiles/ssd-mqsim.toml"),
+    ),
+    (
         "st14000nm0007",
         include_str!("../../../profiles/st14000nm0007.toml"),
     ),

@@ -167,6 +167,35 @@ fn premature_flush_goes_to_slc_and_merges_into_a_program_unit() {
 }
 
 #[test]
+fn acknowledged_but_unflushed_writes_are_reported_as_buffered() {
+    let mut d = zoned(small_text(true, &[]));
+    // 12 pages sit in a write buffer (early completion) until the host flush.
+    let t = write_pages(&mut d, 0, 0, 12, 0);
+    let st = d.stats(t);
+    assert_eq!(st.buffered_write_bytes, 12 * PAGE as u64);
+    assert_eq!(st.media_write_bytes, 0);
+    // WAF counts only what reached the media: none yet.
+    assert_eq!(st.write_amplification, 1.0);
+    let t = d
+        .submit(t, &Command::Flush, Payload::SizeOnly)
+        .unwrap()
+        .done_ns;
+    let st = d.stats(t);
+    assert_eq!(st.buffered_write_bytes, 0);
+    assert_eq!(st.media_write_bytes, 12 * PAGE as u64);
+    assert_eq!(st.write_amplification, 1.0);
+    // The block model reports its buffer the same way.
+    let mut b = open_device("conzone-tlc-block").unwrap();
+    let t = write_pages(b.as_mut(), 0, 0, 5, 0);
+    assert_eq!(b.stats(t).buffered_write_bytes, 5 * PAGE as u64);
+    let t = b
+        .submit(t, &Command::Flush, Payload::SizeOnly)
+        .unwrap()
+        .done_ns;
+    assert_eq!(b.stats(t).buffered_write_bytes, 0);
+}
+
+#[test]
 fn l2p_hits_and_misses_are_counted_per_page() {
     let text = small_text(true, &[("mapping = \"hybrid\"", "mapping = \"page\"")]);
     let mut d = zoned(text);

@@ -5,6 +5,9 @@
 //!   path (the `ftl-ssd` SLC cache, issue #21; same target);
 //! - random 4 KiB writes on `zn540-fdp` through four FDP placement handles (one
 //!   per job) with GC active (issue #20; same target).
+//! - random 4 KiB reads and writes (50/50) on an aged `ssd-mqsim`, GC active, the
+//!   2 MiB mapping cache missing and programs suspended for reads (issue #22;
+//!   same target).
 //!
 //! Run: `cargo bench -p zonelab-experiments --bench sim_speed`. Results go to
 //! docs/PERFORMANCE.md with machine and date.
@@ -187,11 +190,71 @@ fn ftl_fdp_writes_with_gc(c: &mut Criterion) {
     g.finish();
 }
 
+fn ftl_map_cache_and_suspension(c: &mut Criterion) {
+    let mut g = c.benchmark_group("ssd-mqsim");
+    g.sample_size(10);
+    let mut aged = open_device("ssd-mqsim").expect("built-in profile");
+    let capacity = aged.info().capacity_bytes();
+    let fill = JobSpec {
+        rw: RwMode::Write,
+        block_size_bytes: 1 << 20,
+        iodepth: 8,
+        ..JobSpec::default()
+    };
+    run_bench(aged.as_mut(), &fill, &BenchOptions::default(), None).expect("fill");
+    let age = JobSpec {
+        rw: RwMode::RandWrite,
+        block_size_bytes: 4096,
+        iodepth: 32,
+        io_size_bytes: Some(capacity / 2),
+        ..JobSpec::default()
+    };
+    run_bench(aged.as_mut(), &age, &BenchOptions::default(), None).expect("age");
+    g.throughput(Throughput::Elements(REQUESTS));
+    g.bench_function("rand_rw_4k_qd32_gc_map_cache_suspend", |b| {
+        let mut seed = 1;
+        b.iter(|| {
+            seed += 1;
+            let before = aged.stats(0);
+            let spec = JobSpec {
+                rw: RwMode::RandRw,
+                rwmixread_percent: 50,
+                block_size_bytes: 4096,
+                iodepth: 32,
+                io_size_bytes: Some(REQUESTS * 4096),
+                ..JobSpec::default()
+            };
+            let r = run_bench(
+                aged.as_mut(),
+                &spec,
+                &BenchOptions {
+                    seed,
+                    ..BenchOptions::default()
+                },
+                None,
+            )
+            .expect("bench runs");
+            let (now, was) = (&r.device_stats, &before);
+            assert!(now.gc_runs > was.gc_runs, "GC must be active while timed");
+            assert!(
+                now.counters["map_cache_misses"] > was.counters["map_cache_misses"],
+                "the mapping cache must miss while timed"
+            );
+            assert!(
+                now.counters["program_suspends"] > was.counters["program_suspends"],
+                "programs must be suspended while timed"
+            );
+        })
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     zns_sequential_zone_writes,
     ftl_random_writes_with_gc,
     ftl_slc_cache_writes,
-    ftl_fdp_writes_with_gc
+    ftl_fdp_writes_with_gc,
+    ftl_map_cache_and_suspension
 );
 criterion_main!(benches);

@@ -4,7 +4,11 @@
 //! share of each class's bytes written to the SSD.
 //! `cargo run --release -p zonelab-experiments --example hhzs_level_trace -- [scale] [scheme] [lines] [ablation]`
 //! with ablation `no-pending-limits` (soft and hard pending-compaction limits off) or
-//! `no-l0-limits` (L0 slowdown and stop triggers at 1,000 files).
+//! `no-l0-limits` (L0 slowdown and stop triggers at 1,000 files) or
+//! `delete-at-install` (compaction inputs deleted when the compaction installs, not
+//! when no running job pins them any more, `LsmOptions::defer_obsolete_deletion`).
+//! `sL0`–`sL3` are the bytes per level on storage (live plus pinned obsolete SSTs),
+//! what the paper's ZenFS sized levels by.
 
 use zonelab_experiments::hhzs_eval::{open_scheme, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
@@ -46,7 +50,10 @@ fn main() {
             setup.options.l0_slowdown_trigger_files = 1000;
             setup.options.l0_stop_trigger_files = 1000;
         }
-        Some(other) => panic!("unknown ablation `{other}` (no-pending-limits, no-l0-limits)"),
+        Some("delete-at-install") => setup.options.defer_obsolete_deletion = false,
+        Some(other) => panic!(
+            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install)"
+        ),
     }
     let records = (PAPER_RECORDS as f64 * scale) as u64;
     let mut db = open_scheme(&setup, scheme).expect("open");
@@ -60,7 +67,7 @@ fn main() {
         inner: spec.load().expect("spec"),
     };
     let gib = |b: u64| b as f64 / scale / (1u64 << 30) as f64;
-    println!("records  time_s  L0files  L0_GiB  L1_GiB  L2_GiB  L3_GiB  pending_GiB  state  cause  rate_MiBs  running  delayed_s stopped_s intraL0");
+    println!("records  time_s  L0files  L0_GiB  L1_GiB  L2_GiB  L3_GiB  sL0  sL1  sL2  sL3  pending_GiB  oldest_job_s  state  cause  rate_MiBs  running  delayed_s stopped_s intraL0");
     let every = records / lines;
     let (mut delayed, mut stopped, mut intra) = (0.0, 0.0, 0);
     for k in 1..=lines {
@@ -78,8 +85,10 @@ fn main() {
         intra += s.intra_l0_compactions;
         let v = db.version();
         let wc = db.write_controller();
+        let obs = db.obsolete_level_bytes();
+        let stored = |l: usize| gib(v.level_bytes(l) + obs[l]);
         println!(
-            "{:>8} {:>7.0} {:>8} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>12.1}  {:?} {:?} {:>9.2} {:?} {:.0} {:.0} {}",
+            "{:>8} {:>7.0} {:>8} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>5.1} {:>5.1} {:>5.1} {:>5.1} {:>12.1} {:>8.0}  {:?} {:?} {:>9.2} {:?} {:.0} {:.0} {}",
             k * every,
             db.now_ns() as f64 / 1e9,
             v.levels[0].len(),
@@ -87,7 +96,12 @@ fn main() {
             gib(v.level_bytes(1)),
             gib(v.level_bytes(2)),
             gib(v.level_bytes(3)),
+            stored(0),
+            stored(1),
+            stored(2),
+            stored(3),
             gib(db.pending_compaction_bytes()),
+            db.oldest_compaction_age_ns() as f64 / 1e9 / scale,
             wc.state,
             wc.cause,
             wc.rate_bytes_per_s as f64 / 1048576.0,

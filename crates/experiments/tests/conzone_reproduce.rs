@@ -67,10 +67,20 @@ fn conzone_small_scale_is_deterministic_and_keeps_the_papers_directions() {
     assert!(page[2].1 < page[0].1);
     assert!(hybrid[2].1 > page[2].1);
     // Fig. 9(c): conflicts cost bandwidth and raise WAF.
-    let same = series(&r, "fig9c_conflicts", "same parity (conflicts)");
-    let diff = series(&r, "fig9c_conflicts", "different parity");
-    assert!(diff[0].1 > same[0].1, "bandwidth {diff:?} vs {same:?}");
-    assert!(diff[1].1 < same[1].1, "WAF {diff:?} vs {same:?}");
+    let same = |fig| series(&r, fig, "same parity (conflicts)")[0].1;
+    let diff = |fig| series(&r, fig, "different parity")[0].1;
+    assert!(diff("fig9c_conflicts_bandwidth") > same("fig9c_conflicts_bandwidth"));
+    assert!(diff("fig9c_conflicts_waf") < same("fig9c_conflicts_waf"));
+    assert!(diff("fig9c_conflicts") < same("fig9c_conflicts"));
+    // Every figure's y axis names one unit (mixed-unit charts are split).
+    for f in &r.figures {
+        assert!(
+            !f.y_label.is_empty() && f.y_label != "value",
+            "{}: y label {:?}",
+            f.id,
+            f.y_label
+        );
+    }
     // Fig. 13: MULTIPLE never faster than BITMAP, slower once misses occur.
     let b = series(&r, "fig13_kiops", "BITMAP");
     let m = series(&r, "fig13_kiops", "MULTIPLE");
@@ -79,7 +89,7 @@ fn conzone_small_scale_is_deterministic_and_keeps_the_papers_directions() {
     }
     assert!(m.last().unwrap().1 < b.last().unwrap().1);
     // Fig. 12: both SLC policies ran and wrote the same host data.
-    let f12 = series(&r, "fig12_streams", "zonedslc");
+    let f12 = series(&r, "fig12_bandwidth", "zonedslc");
     assert!(f12[0].1 > 0.0, "{f12:?}");
     // Fig. 10: both setups ran both SQLite tests; zoned storage writes node
     // blocks for its transactions.

@@ -4,6 +4,7 @@
 //! occupies the channel for the transfer in and then the die for tPROG; an erase
 //! occupies the die. Firmware on top decides what to read, program and erase.
 
+use crate::die_queue::{DieOp, DieQueue, DieQueueCounters, DieScheduling, OpId};
 use serde::{Deserialize, Serialize};
 use zonelab_engine::{transfer_ns, GapTimeline, Ns, Timeline};
 
@@ -87,6 +88,17 @@ pub struct FlashUtilisation {
     pub die_busy_fraction: f64,
 }
 
+/// Where host reads' flash time went (see [`FlashArray::host_read_with`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HostReadWaits {
+    pub reads: u64,
+    /// Time from ready until the die started sensing (programs, erases, other
+    /// reads, suspend latency ahead of it).
+    pub die_wait_ns: Ns,
+    /// Time the sensed data waited for its channel.
+    pub channel_wait_ns: Ns,
+}
+
 /// The array's resources. Firmware calls `read`, `program` and `erase` with the time
 /// the operation is ready and gets the time it completes.
 #[derive(Debug, Clone)]
@@ -97,6 +109,19 @@ pub struct FlashArray {
     channels: Vec<GapTimeline>,
     /// Dies run their operations in the order they are booked (a per-die queue).
     dies: Vec<Timeline>,
+    /// With read-first scheduling (`die_queue.rs`), the dies' queues replace `dies`.
+    scheduled: Option<Box<Scheduled>>,
+    host_read_waits: HostReadWaits,
+    /// Program data crosses the channel just before the die can program it,
+    /// not when the program is booked (see [`FlashArray::set_just_in_time_transfers`]).
+    just_in_time_transfers: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Scheduled {
+    params: DieScheduling,
+    queues: Vec<DieQueue>,
+    counters: DieQueueCounters,
 }
 
 impl FlashArray {
@@ -104,8 +129,74 @@ impl FlashArray {
         Self {
             channels: vec![GapTimeline::new(); geometry.channels as usize],
             dies: vec![Timeline::new(); geometry.dies() as usize],
+            scheduled: None,
+            host_read_waits: HostReadWaits::default(),
+            just_in_time_transfers: false,
             geometry,
             timings,
+        }
+    }
+
+    /// Serves host reads first and suspends programs / erases for them as `s`
+    /// says (call before any operation is booked). Without it, every die runs
+    /// its operations in booking order.
+    pub fn set_scheduling(&mut self, s: DieScheduling) {
+        self.scheduled = s.read_first.then(|| {
+            Box::new(Scheduled {
+                params: s,
+                queues: vec![DieQueue::new(); self.dies.len()],
+                counters: DieQueueCounters::default(),
+            })
+        });
+    }
+
+    /// The die scheduler's counters (all zero without read-first scheduling).
+    pub fn scheduling_counters(&self) -> DieQueueCounters {
+        self.scheduled
+            .as_ref()
+            .map_or_else(DieQueueCounters::default, |s| s.counters)
+    }
+
+    /// Moves a program's data over the channel so that it arrives when the die
+    /// is free to program it, instead of when the program is booked. A die holds
+    /// the data of one program in its page registers, so a controller transfers
+    /// a queued program's data only when the die is about to take it; booked
+    /// early, the transfers of a die's whole program backlog occupy the channel
+    /// ahead of reads that would use it first (issue 22: with read-first
+    /// scheduling, host reads waited ~390 us per read for the channel on a
+    /// replayed trace). Off by default: models calibrated with eager transfers
+    /// keep their timing.
+    pub fn set_just_in_time_transfers(&mut self, on: bool) {
+        self.just_in_time_transfers = on;
+    }
+
+    /// Where host reads' time went so far.
+    pub fn host_read_waits(&self) -> HostReadWaits {
+        self.host_read_waits
+    }
+
+    /// The operation booked last on `die`, to ask [`current_end_ns`](Self::current_end_ns)
+    /// about later; `None` without read-first scheduling (booked ends never move).
+    pub fn last_booked(&self, die: u32) -> Option<OpId> {
+        self.scheduled
+            .as_ref()
+            .map(|s| s.queues[die as usize].last_booked())
+    }
+
+    /// When operation `id` on `die` ends now (reads put before it push it back);
+    /// `None` once it is over or without read-first scheduling.
+    pub fn current_end_ns(&self, die: u32, id: OpId) -> Option<Ns> {
+        self.scheduled
+            .as_ref()
+            .and_then(|s| s.queues[die as usize].end_of(id))
+    }
+
+    /// Books `duration_ns` of `op` on `die` in booking order; returns its end.
+    #[inline]
+    fn book_die(&mut self, ready_ns: Ns, die: u32, duration_ns: Ns, op: DieOp) -> Ns {
+        match self.scheduled.as_mut() {
+            Some(s) => s.queues[die as usize].book(ready_ns, duration_ns, op).1,
+            None => self.dies[die as usize].reserve(ready_ns, duration_ns).1,
         }
     }
 
@@ -115,12 +206,20 @@ impl FlashArray {
         for c in &mut self.channels {
             c.forget_before(now_ns);
         }
+        if let Some(s) = self.scheduled.as_mut() {
+            for q in &mut s.queues {
+                q.forget_before(now_ns);
+            }
+        }
     }
 
     /// Time the die is next free.
     #[inline]
     pub fn die_free_at_ns(&self, die: u32) -> Ns {
-        self.dies[die as usize].free_at_ns()
+        match self.scheduled.as_ref() {
+            Some(s) => s.queues[die as usize].free_at_ns(),
+            None => self.dies[die as usize].free_at_ns(),
+        }
     }
 
     /// Reads `bytes` (at most one page per plane) from `die`: tR on the die, then the
@@ -135,10 +234,43 @@ impl FlashArray {
     #[inline]
     pub fn read_with(&mut self, ready_ns: Ns, die: u32, bytes: u64, read_ns: Ns) -> Ns {
         let ch = self.geometry.channel_of_die(die) as usize;
-        let (_, sensed) = self.dies[die as usize].reserve(ready_ns, read_ns);
+        let sensed = self.book_die(ready_ns, die, read_ns, DieOp::Read);
         let (_, out) =
             self.channels[ch].reserve(sensed, transfer_ns(bytes, self.timings.channel_bytes_per_s));
-        self.dies[die as usize].hold_until(out);
+        match self.scheduled.as_mut() {
+            Some(s) => s.queues[die as usize].hold_last_until(out),
+            None => self.dies[die as usize].hold_until(out),
+        }
+        out
+    }
+
+    /// A host read: as [`read_with`](Self::read_with), but with read-first
+    /// scheduling it goes before programs and erases not yet started on the die
+    /// and may suspend the one in progress. Its die and channel waits are added
+    /// to [`host_read_waits`](Self::host_read_waits).
+    #[inline]
+    pub fn host_read_with(&mut self, ready_ns: Ns, die: u32, bytes: u64, read_ns: Ns) -> Ns {
+        let xfer_ns = transfer_ns(bytes, self.timings.channel_bytes_per_s);
+        let ch = self.geometry.channel_of_die(die) as usize;
+        let (sense_start, out) = match self.scheduled.as_mut() {
+            None => {
+                let (start, sensed) = self.dies[die as usize].reserve(ready_ns, read_ns);
+                let (_, out) = self.channels[ch].reserve(sensed, xfer_ns);
+                self.dies[die as usize].hold_until(out);
+                (start, out)
+            }
+            Some(s) => {
+                let q = &mut s.queues[die as usize];
+                let plan = q.plan_read(ready_ns, &s.params);
+                let (_, out) = self.channels[ch].reserve(plan.start_ns + read_ns, xfer_ns);
+                q.commit_read(plan, out, &s.params, &mut s.counters);
+                (plan.start_ns, out)
+            }
+        };
+        let w = &mut self.host_read_waits;
+        w.reads += 1;
+        w.die_wait_ns += sense_start - ready_ns;
+        w.channel_wait_ns += out - (sense_start + read_ns + xfer_ns);
         out
     }
 
@@ -154,20 +286,19 @@ impl FlashArray {
     #[inline]
     pub fn program_with(&mut self, ready_ns: Ns, die: u32, bytes: u64, program_ns: Ns) -> Ns {
         let ch = self.geometry.channel_of_die(die) as usize;
-        let (_, loaded) = self.channels[ch].reserve(
-            ready_ns,
-            transfer_ns(bytes, self.timings.channel_bytes_per_s),
-        );
-        let (_, done) = self.dies[die as usize].reserve(loaded, program_ns);
-        done
+        let xfer_ns = transfer_ns(bytes, self.timings.channel_bytes_per_s);
+        let send_ns = match self.just_in_time_transfers {
+            true => ready_ns.max(self.die_free_at_ns(die).saturating_sub(xfer_ns)),
+            false => ready_ns,
+        };
+        let (_, loaded) = self.channels[ch].reserve(send_ns, xfer_ns);
+        self.book_die(loaded, die, program_ns, DieOp::Program)
     }
 
     /// Erases one block (all planes when multi-plane) on `die`.
     #[inline]
     pub fn erase(&mut self, ready_ns: Ns, die: u32) -> Ns {
-        self.dies[die as usize]
-            .reserve(ready_ns, self.timings.erase_ns)
-            .1
+        self.book_die(ready_ns, die, self.timings.erase_ns, DieOp::Erase)
     }
 
     /// Moves data between two dies through the controller (GC copy): read on the
@@ -189,7 +320,10 @@ impl FlashArray {
                 self.channels.iter().map(|t| t.busy_ns()).sum(),
                 self.channels.len(),
             ),
-            die_busy_fraction: mean(self.dies.iter().map(|t| t.busy_ns()).sum(), self.dies.len()),
+            die_busy_fraction: match self.scheduled.as_ref() {
+                Some(s) => mean(s.queues.iter().map(|q| q.busy_ns()).sum(), s.queues.len()),
+                None => mean(self.dies.iter().map(|t| t.busy_ns()).sum(), self.dies.len()),
+            },
         }
     }
 }

@@ -4,5 +4,6 @@
 //! recording). Each shared resource keeps a [`zonelab_engine::Timeline`]; callers
 //! reserve them and get completion times, so contention emerges.
 
+pub mod die_queue;
 pub mod disk;
 pub mod flash;

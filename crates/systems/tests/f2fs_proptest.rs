@@ -116,13 +116,19 @@ fn run(ops: Vec<FileOp>, zoned: bool, mode: FsMode) -> Result<(), TestCaseError>
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    // A fixed seed and case count keep CI runs identical (the runner itself turns
+    // a stuck cleaning loop into an error, so no history can hang);
+    // `PROPTEST_RNG_SEED` is ignored with a fixed seed: change it here to explore.
+    #![proptest_config(ProptestConfig {
+        cases: 24,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(16),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
-    // Open defect (issue 16, docs/conzone.md "Open defects"): some random histories
-    // make adaptive-mode foreground cleaning loop without progress, so this case can
-    // run forever; ignored until it is found. `cargo test -- --ignored` runs it.
+    // Once a livelock (issue 16): slack-space recycling chose a segment whose
+    // valid and checkpointed blocks together filled it (docs/conzone.md).
     #[test]
-    #[ignore = "open defect: some histories livelock adaptive-mode foreground cleaning (issue 16)"]
     fn block_adaptive_histories_keep_every_live_block_and_the_checkpoint(ops in prop::collection::vec(op(), 40..160)) {
         run(ops, false, FsMode::Adaptive)?;
     }

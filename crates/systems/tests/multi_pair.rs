@@ -4,7 +4,7 @@
 use zonelab_devices::open_device;
 use zonelab_engine::{GIB, KIB, MIB};
 use zonelab_systems::mios::multi_pair::{pair_of, run_pairs, split_by_file, PairDevices};
-use zonelab_systems::mios::node::{run_node, NodeConfig, Policy, UserRequest};
+use zonelab_systems::mios::node::{run_node, NodeConfig, Policy, UserOp, UserRequest};
 use zonelab_systems::mios::{profile, ProfileConfig};
 
 const FILE_BYTES: u64 = 64 * MIB;
@@ -19,7 +19,7 @@ fn workload() -> Vec<UserRequest> {
             let file = n % 16;
             v.push(UserRequest {
                 arrival_ns: t,
-                write: true,
+                op: UserOp::Write,
                 offset_bytes: file * FILE_BYTES + (n / 16) * 8 * KIB,
                 size_bytes: 8 * KIB,
             });

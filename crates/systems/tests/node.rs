@@ -3,7 +3,7 @@
 
 use zonelab_devices::open_device;
 use zonelab_engine::{GIB, KIB};
-use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserRequest};
+use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserOp, UserRequest};
 use zonelab_systems::mios::{profile, ProfileConfig, ProfiledParams};
 
 fn params() -> ProfiledParams {
@@ -23,7 +23,11 @@ fn workload() -> Vec<UserRequest> {
             let n = burst * 2_000 + i;
             v.push(UserRequest {
                 arrival_ns: t,
-                write: n % 50 != 49,
+                op: if n % 50 != 49 {
+                    UserOp::Write
+                } else {
+                    UserOp::Read
+                },
                 offset_bytes: (n * 8 * KIB) % (4 * GIB),
                 size_bytes: 8 * KIB,
             });
@@ -44,7 +48,7 @@ fn run(policy: Policy, threshold: u32) -> NodeResult {
 #[test]
 fn baseline_sends_everything_to_the_ssd() {
     let r = run(Policy::SsdOnly, 1);
-    let w = workload().iter().filter(|q| q.write).count() as u64;
+    let w = workload().iter().filter(|q| q.op == UserOp::Write).count() as u64;
     assert_eq!(r.writes, w);
     assert_eq!(r.ssd_write_requests, w);
     assert_eq!(
@@ -59,7 +63,7 @@ fn mios_redirects_when_the_ssd_queue_is_long_and_accounts_every_byte() {
     let r = run(Policy::MiosD, 0);
     let total: u64 = workload()
         .iter()
-        .filter(|q| q.write)
+        .filter(|q| q.op == UserOp::Write)
         .map(|q| q.size_bytes)
         .sum();
     assert_eq!(
@@ -117,7 +121,7 @@ fn f_only_uses_only_fast_writes_syncs_instead_of_padding() {
     let r = run(Policy::MiosFOnly, 0);
     let total: u64 = workload()
         .iter()
-        .filter(|q| q.write)
+        .filter(|q| q.op == UserOp::Write)
         .map(|q| q.size_bytes)
         .sum();
     assert_eq!(r.ssd_write_bytes + r.hdd_user_write_bytes, total);
@@ -138,7 +142,7 @@ fn sparse_writes(n: u64, gap_ns: u64) -> Vec<UserRequest> {
     (0..n)
         .map(|i| UserRequest {
             arrival_ns: 1_000_000 + i * gap_ns,
-            write: true,
+            op: UserOp::Write,
             offset_bytes: i * 64 * KIB,
             size_bytes: 64 * KIB,
         })
@@ -188,7 +192,7 @@ fn writes_never_wait_behind_a_read_of_redirected_data() {
     let t_read = reqs.last().unwrap().arrival_ns + 2_000_000;
     let w = |t: u64, i: u64| UserRequest {
         arrival_ns: t,
-        write: true,
+        op: UserOp::Write,
         offset_bytes: i * 64 * KIB,
         size_bytes: 64 * KIB,
     };
@@ -196,7 +200,7 @@ fn writes_never_wait_behind_a_read_of_redirected_data() {
     reqs.push(w(t_read - 30_000, 51)); // W2: queued behind W1
     reqs.push(UserRequest {
         arrival_ns: t_read,
-        write: false,
+        op: UserOp::Read,
         offset_bytes: 5 * 64 * KIB,
         size_bytes: 64 * KIB,
     });
@@ -216,4 +220,42 @@ fn writes_never_wait_behind_a_read_of_redirected_data() {
         p.l_f_ns
     );
     assert!(r.ssd_write_requests >= 10, "{}", r.ssd_write_requests);
+}
+
+#[test]
+fn a_trim_deletes_redirected_data_so_a_later_read_goes_to_the_ssd() {
+    // MIOS_E redirects sparse writes (F state). A trim of the first ten (their
+    // chunk deleted) reaches the SSD and drops them from the HDD log: a read of a
+    // trimmed block is then served by the SSD (unmapped), while a read of a block
+    // still in the log goes to the HDD.
+    let mut reqs = sparse_writes(20, 2_000_000);
+    let t = reqs.last().unwrap().arrival_ns + 5_000_000;
+    reqs.push(UserRequest {
+        arrival_ns: t,
+        op: UserOp::Trim,
+        offset_bytes: 0,
+        size_bytes: 10 * 64 * KIB,
+    });
+    let read = |at: u64, i: u64| UserRequest {
+        arrival_ns: at,
+        op: UserOp::Read,
+        offset_bytes: i * 64 * KIB,
+        size_bytes: 64 * KIB,
+    };
+    reqs.push(read(t + 1_000_000, 3)); // trimmed: SSD
+    reqs.push(read(t + 50_000_000, 15)); // still in the HDD log
+    let (r, _) = run_on_fresh(Policy::MiosE, &reqs);
+    // All but those arriving during BCW's first sync go to the HDD.
+    assert!(
+        r.hdd_user_write_requests >= 17,
+        "{}",
+        r.hdd_user_write_requests
+    );
+    assert_eq!(r.trims, 1);
+    assert_eq!(r.reads, 2);
+    assert_eq!(
+        r.hdd_reads, 1,
+        "only the untrimmed block is read from the HDD"
+    );
+    assert_eq!(r.writes, 20, "a trim is not a write");
 }

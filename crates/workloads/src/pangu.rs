@@ -23,8 +23,23 @@
 //!   duration in seconds, is the peak KRPS — the peak is the largest of the
 //!   node's per-second rates, so most bursts are milder than it and only the
 //!   largest reach it ([`RateModel`]).
-//! - **Offsets**: writes append to 64 chunk files laid out over the address space
-//!   (Pangu chunk servers append); reads hit written data uniformly.
+//! - **Offsets**: writes append to 64 files laid out over the address space
+//!   (Pangu chunk servers append). Reads hit older data: a random file's chunks
+//!   past those being written (uniformly), never the chunks being appended — the
+//!   backend nodes "rarely serve reads" because the services above "cache hot
+//!   data for user reads" (§2.3), and MIOS found reads interrupting BCW "rare"
+//!   (§4.2). (Reads spread over all data ever written hit the HDD log of a
+//!   long MIOS_E run ~24 times a second, each suspending BCW: `docs/mios.md`.)
+//! - **Deletes**: a file's range is used as a sequence of 64 MiB chunks (GFS's
+//!   chunk size, "Chunk size is one of the key design parameters. We have chosen
+//!   64 MB", Ghemawat et al., SOSP 2003; Pangu is a GFS-like system). The SSD of
+//!   a hybrid node is a write buffer whose data is "flushed to the HDD tier at a
+//!   later time" (MIOS §2.2), so by the time a file wraps onto a place its old
+//!   chunks are deleted: before the first write into a chunk, the trace trims it
+//!   (a `Trim` record at the write's time). Without it the block-level replay
+//!   would keep every overwritten chunk's data live on the SSD until the
+//!   overwrite — and forever for writes MIOS redirects to the HDD, which the
+//!   file-level MIOS (§4.3.1, append-only chunk files) never has on its SSD.
 
 use crate::pangu_rates::RateModel;
 use crate::trace::{TraceOp, TraceRecord};
@@ -90,6 +105,9 @@ pub fn find_node(name: &str) -> Option<&'static PanguNode> {
 }
 
 const CHUNK_FILES: u64 = 64;
+/// A file's range is reused in chunks of this size, each trimmed before its
+/// first write (module docs).
+pub const CHUNK_BYTES: u64 = 64 * MIB;
 
 /// The size of each of the 64 chunk files a Pangu-like trace on `capacity_bytes`
 /// lays out (file `i` starts at `i * chunk_file_bytes`), for file-level placement
@@ -142,6 +160,9 @@ pub struct PanguSummary {
     pub small_writes: u64,
     pub written_bytes: u64,
     pub read_bytes: u64,
+    /// Trims of deleted chunks (not counted in `requests`) and their bytes.
+    pub trims: u64,
+    pub trimmed_bytes: u64,
     pub span_ns: u64,
     /// Largest number of requests in any one-second window starting on a second.
     pub peak_rps: u64,
@@ -160,7 +181,10 @@ pub struct PanguTrace {
     capacity_bytes: u64,
     file_bytes: u64,
     file_cursor: [u64; CHUNK_FILES as usize],
-    written_extent_end: u64,
+    /// Per file: the end of its range trimmed for the chunks being written.
+    file_trimmed_to: [u64; CHUNK_FILES as usize],
+    /// A write held back while the trim of its new chunk is returned first.
+    held_write: Option<TraceRecord>,
     time_ns: f64,
     phase_end_ns: f64,
     rates: RateModel,
@@ -210,7 +234,8 @@ impl PanguTrace {
             capacity_bytes,
             file_bytes,
             file_cursor: [0; CHUNK_FILES as usize],
-            written_extent_end: 0,
+            file_trimmed_to: [0; CHUNK_FILES as usize],
+            held_write: None,
             time_ns: 0.0,
             phase_end_ns: 0.0,
             rates,
@@ -277,6 +302,9 @@ impl Iterator for PanguTrace {
     type Item = TraceRecord;
 
     fn next(&mut self) -> Option<TraceRecord> {
+        if let Some(w) = self.held_write.take() {
+            return Some(w);
+        }
         let left = self.writes_left + self.reads_left;
         if left == 0 {
             return None;
@@ -299,24 +327,52 @@ impl Iterator for PanguTrace {
             let f = uniform_below(&mut self.rng, CHUNK_FILES) as usize;
             if self.file_cursor[f] + size > self.file_bytes {
                 self.file_cursor[f] = 0;
+                self.file_trimmed_to[f] = 0;
             }
-            let offset = f as u64 * self.file_bytes + self.file_cursor[f];
+            let file_start = f as u64 * self.file_bytes;
+            let offset = file_start + self.file_cursor[f];
             self.file_cursor[f] += size;
-            self.written_extent_end = self.written_extent_end.max(offset + size);
             let s = &mut self.summary;
             s.writes += 1;
             s.small_writes += (size <= 10 * KIB) as u64;
             s.written_bytes += size;
-            Some(TraceRecord {
+            let write = TraceRecord {
                 time_ns,
                 op: TraceOp::Write,
                 offset_bytes: offset,
                 size_bytes: size,
+            };
+            let end = self.file_cursor[f];
+            if end <= self.file_trimmed_to[f] {
+                return Some(write);
+            }
+            // The write enters chunks not yet trimmed: delete their old data first.
+            let from = self.file_trimmed_to[f];
+            let to = end.next_multiple_of(CHUNK_BYTES).min(self.file_bytes);
+            self.file_trimmed_to[f] = to;
+            self.summary.trims += 1;
+            self.summary.trimmed_bytes += to - from;
+            self.held_write = Some(write);
+            Some(TraceRecord {
+                time_ns,
+                op: TraceOp::Trim,
+                offset_bytes: file_start + from,
+                size_bytes: to - from,
             })
         } else {
             self.reads_left -= 1;
-            let span = self.written_extent_end.max(size).min(self.capacity_bytes);
-            let offset = uniform_below(&mut self.rng, ((span - size) / (4 * KIB)).max(1)) * 4 * KIB;
+            // A file's older chunks, past those being written (module docs); a file
+            // with none (all trimmed) is read where it has been written.
+            let f = uniform_below(&mut self.rng, CHUNK_FILES) as usize;
+            let (lo, hi) = if self.file_trimmed_to[f] + size <= self.file_bytes {
+                (self.file_trimmed_to[f], self.file_bytes)
+            } else {
+                (0, self.file_cursor[f].max(size).min(self.file_bytes))
+            };
+            let slots = (hi.saturating_sub(lo + size) / (4 * KIB)).max(1);
+            let offset =
+                (f as u64 * self.file_bytes + lo + uniform_below(&mut self.rng, slots) * 4 * KIB)
+                    .min(self.capacity_bytes - size);
             self.summary.read_bytes += size;
             Some(TraceRecord {
                 time_ns,
@@ -402,6 +458,52 @@ mod tests {
                 s.peak_rps
             );
         }
+    }
+
+    #[test]
+    fn every_write_lands_on_a_chunk_trimmed_since_it_was_last_written() {
+        // 8 GiB: 128 MiB files of two 64 MiB chunks; node B at 0.2 writes ~16 GB,
+        // so files wrap. A write may only land where a trim has freed the space
+        // and nothing has been written since (append-only chunks, deleted before
+        // their place is reused).
+        let capacity = 8 * GIB;
+        let mut t = PanguTrace::new(
+            PANGU_TABLE_1[1],
+            0.2,
+            capacity,
+            RngStreams::new(5).stream("pangu"),
+        );
+        let mut free = vec![false; (capacity / (4 * KIB)) as usize];
+        let (mut writes, mut wraps_seen) = (0u64, 0u64);
+        for r in t.by_ref() {
+            let blocks =
+                (r.offset_bytes / (4 * KIB))..((r.offset_bytes + r.size_bytes) / (4 * KIB));
+            match r.op {
+                TraceOp::Trim => {
+                    assert_eq!(r.offset_bytes % CHUNK_BYTES, 0, "trims start on a chunk");
+                    wraps_seen += (r.offset_bytes % (capacity / 64) == 0) as u64;
+                    blocks.for_each(|b| free[b as usize] = true);
+                }
+                TraceOp::Write => {
+                    writes += 1;
+                    for b in blocks {
+                        assert!(
+                            free[b as usize],
+                            "write at {} lands on live data",
+                            r.offset_bytes
+                        );
+                        free[b as usize] = false;
+                    }
+                }
+                TraceOp::Read => {}
+            }
+        }
+        assert!(writes > 500_000);
+        assert!(
+            wraps_seen > 64,
+            "files should wrap: {wraps_seen} file starts trimmed"
+        );
+        assert_eq!(t.summary.trimmed_bytes % (4 * KIB), 0);
     }
 
     #[test]

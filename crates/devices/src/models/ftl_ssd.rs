@@ -1,7 +1,9 @@
 //! Conventional (block-interface) SSD with a page-mapped FTL: `model = "ftl-ssd"`.
 //!
 //! Firmware model:
-//! - **Host interface.** Read, write, trim and flush on 4 KiB logical blocks; zone
+//! - **Host interface.** Read, write, trim and flush on 4 KiB logical blocks, or
+//!   512-byte ones emulated on the 4 KiB map (`ftl/lba_format.rs`: sub-block
+//!   reads read the covering page, sub-block writes read-modify-write); zone
 //!   commands and zone append are [`DeviceError::Unsupported`].
 //! - **Mapping** (`ftl/mapping.rs`): one L2P entry per 4 KiB logical
 //!   unit and one P2L entry per physical 4 KiB slot, dense `u32` arrays. Space is
@@ -14,8 +16,10 @@
 //!   acknowledged once its bytes are in the DRAM buffer (after the PCIe transfer).
 //!   Data is programmed one program unit (page × bits per cell × planes) at a time;
 //!   buffer space is released when that program completes, so sustained writes are
-//!   flash-bound. The buffer is volatile: **Flush** pads and programs the partial
-//!   program unit and completes when everything buffered is on flash.
+//!   flash-bound. By default the buffer is volatile: **Flush** pads and programs
+//!   the partial program unit and completes when everything buffered is on
+//!   flash; `[write_buffer] mode` makes it write-through or power-loss protected
+//!   (`ftl/write_mode.rs`).
 //! - **Allocation.** Host writes and GC copies are separate streams, each with one
 //!   open superblock (one open block per die). Each new program unit goes to a die
 //!   whose block has room, chosen by `ftl.die_allocation`: `"round-robin"`
@@ -41,6 +45,14 @@
 //!   access; the rest read from flash, one tR per multi-plane page that the request
 //!   touches (consecutive units of one page are grouped), then the channel
 //!   transfer of the requested bytes.
+//! - **Read-first scheduling and program/erase suspension** (optional
+//!   `[scheduling]`, `ftl/scheduling.rs` + `zonelab_media::die_queue`): host reads
+//!   go before programs and erases not yet started on their die and may suspend
+//!   the one in progress; GC and fold reads stay first-come first-served.
+//! - **Demand-paged mapping cache** (optional `[mapping_cache]`,
+//!   `ftl/map_cache.rs`, DFTL): only part of the map is cached; a miss reads a
+//!   translation page before the data, dirty evictions are written back and
+//!   count in WAF.
 //! - **Payloads**, when given, are stored per *physical* slot, so GC moves them and
 //!   reading them back through the mapping checks the mapping.
 //! - **Flexible Data Placement** (optional `[fdp]` section, `ftl/fdp.rs`): reclaim
@@ -57,8 +69,23 @@ mod fdp;
 mod fdp_tests;
 #[path = "ftl/gc.rs"]
 mod gc;
+#[path = "ftl/lba_format.rs"]
+mod lba_format;
+#[cfg(test)]
+#[path = "ftl/lba_format_tests.rs"]
+mod lba_format_tests;
+#[path = "ftl/map_cache.rs"]
+mod map_cache;
+#[cfg(test)]
+#[path = "ftl/map_cache_tests.rs"]
+mod map_cache_tests;
 #[path = "ftl/mapping.rs"]
 mod mapping;
+#[path = "ftl/scheduling.rs"]
+mod scheduling;
+#[cfg(test)]
+#[path = "ftl/scheduling_tests.rs"]
+mod scheduling_tests;
 #[path = "ftl/slc_cache.rs"]
 mod slc_cache;
 #[cfg(test)]
@@ -67,6 +94,11 @@ mod slc_tests;
 #[cfg(test)]
 #[path = "ftl/tests.rs"]
 mod tests;
+#[path = "ftl/write_mode.rs"]
+mod write_mode;
+#[cfg(test)]
+#[path = "ftl/write_mode_tests.rs"]
+mod write_mode_tests;
 
 use super::ssd_common::{
     add_utilisation, Controller, ControllerSection, FlashSection, WriteBuffer,
@@ -80,10 +112,15 @@ use crate::profile::{parse_as, ProfileError, ProfileSource, Validator};
 pub use fdp::FdpSection;
 use fdp::FdpState;
 use gc::{Collector, GcOutcome, GcParams};
+use lba_format::{LbaFormat, UnitSpan};
+use map_cache::MapCache;
+pub use map_cache::MappingCacheSection;
 use mapping::{Layout, Mapping, HOST, HOST_AND_GC, NONE};
+pub use scheduling::SchedulingSection;
 use serde::Deserialize;
 use slc_cache::SlcCache;
 pub use slc_cache::{FoldPolicy, SlcCacheSection};
+pub use write_mode::{WriteBufferMode, WriteBufferSection};
 use zonelab_engine::{Ns, KIB, MIB};
 use zonelab_media::flash::FlashArray;
 
@@ -107,6 +144,18 @@ pub struct FtlSsdProfile {
     /// Flexible Data Placement (`ftl/fdp.rs`); absent: none.
     #[serde(default)]
     pub fdp: Option<FdpSection>,
+    /// Read-first die scheduling and program/erase suspension
+    /// (`ftl/scheduling.rs`); absent: dies serve work in booking order.
+    #[serde(default)]
+    pub scheduling: Option<SchedulingSection>,
+    /// A demand-paged mapping cache (`ftl/map_cache.rs`); absent: the whole
+    /// page map is in controller DRAM.
+    #[serde(default)]
+    pub mapping_cache: Option<MappingCacheSection>,
+    /// When writes are acknowledged and what Flush waits for
+    /// (`ftl/write_mode.rs`); absent: a volatile write-back buffer.
+    #[serde(default)]
+    pub write_buffer: Option<WriteBufferSection>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -162,6 +211,15 @@ struct Counts {
     buffer_read_units: u64,
     unmapped_read_units: u64,
     trimmed_units: u64,
+    /// Units a read covered only partly whose flash page was read whole.
+    sub_block_read_units: u64,
+    /// Units a write covered only partly (merged with their old data).
+    sub_block_write_units: u64,
+    /// Of those, units whose old data was read from flash (read-modify-write).
+    sub_block_rmw_units: u64,
+    /// Time host reads' completions waited for the PCIe link after their data
+    /// was ready (with the flash waits, where a read's time goes).
+    read_link_wait_ns: u64,
 }
 
 /// The device.
@@ -172,11 +230,26 @@ pub struct FtlSsd {
     ctl: Controller,
     map: Mapping,
     buffer: WriteBuffer,
+    write_mode: WriteBufferMode,
+    /// Host LBA size over the 4 KiB mapping unit (`ftl/lba_format.rs`).
+    lba_format: LbaFormat,
+    /// With 512-byte LBAs: host program units still being programmed (first
+    /// slot's program unit → end), so a sub-block write merges their data in
+    /// the write buffer, which still holds it, instead of reading flash.
+    programs_in_flight: std::collections::HashMap<u32, Ns>,
+    /// Size at which ended programs are pruned from `programs_in_flight`
+    /// (twice the program units the write buffer holds).
+    programs_in_flight_limit: usize,
     data: Option<BlockStore>,
     /// One collector per reclaim group.
     collectors: Vec<Collector>,
     gc: GcParams,
     slc: Option<SlcCache>,
+    /// The profile has a `[scheduling]` section (its counters are reported,
+    /// also with `read_first = false`, the first-come first-served baseline).
+    scheduling_on: bool,
+    /// Demand-paged mapping cache; `None`: the whole map is in DRAM.
+    map_cache: Option<MapCache>,
     /// When the drive last had host work to do (the latest host completion or
     /// buffered program): idle time, for background work, is counted from here.
     busy_until_ns: Ns,
@@ -212,9 +285,10 @@ impl FtlSsd {
         v.check(
             "capacity.block_bytes",
             cap.block_bytes,
-            cap.block_bytes as u64 == UNIT_BYTES,
-            "4096 (the FTL maps 4 KiB units)",
+            cap.block_bytes == 512 || cap.block_bytes as u64 == UNIT_BYTES,
+            "512 (512-byte LBAs emulated on the FTL's 4 KiB mapping units) or 4096",
         )?;
+        let lba_format = LbaFormat::new(cap.block_bytes as u64, UNIT_BYTES);
         // ≤ 4 TiB logical keeps every physical slot index (with OP ≤ 100%) in a u32.
         v.range("capacity.capacity_mib", cap.capacity_mib, 1, 4 << 20)?;
         v.range(
@@ -326,6 +400,14 @@ impl FtlSsd {
             }
             None => None,
         };
+        let map_cache = match &p.mapping_cache {
+            Some(section) => Some(section.validate(&v, logical_units, f.page_kib)?),
+            None => None,
+        };
+        let die_scheduling = match &p.scheduling {
+            Some(section) => Some(section.validate(&v)?),
+            None => None,
+        };
         let geometry = f.geometry((superblocks / groups) as u32);
         debug_assert_eq!(geometry.program_unit_bytes(), program_unit_bytes);
         let layout = Layout {
@@ -342,7 +424,7 @@ impl FtlSsd {
             model: p.model.clone(),
             description: p.description.clone(),
             block_bytes: cap.block_bytes,
-            capacity_blocks: logical_units,
+            capacity_blocks: logical_units * lba_format.sectors_per_unit(),
             zoned: None,
         };
         let map = match &fdp_layout {
@@ -359,12 +441,22 @@ impl FtlSsd {
             .fdp
             .as_ref()
             .map(|section| FdpState::new(section, units_per_superblock * UNIT_BYTES));
+        let mut flash = FlashArray::new(geometry, f.timings());
+        if let Some(s) = die_scheduling {
+            flash.set_scheduling(s);
+            flash.set_just_in_time_transfers(true);
+        }
         Ok(Self {
             info,
-            flash: FlashArray::new(geometry, f.timings()),
+            flash,
             ctl: Controller::new(c),
             map,
             buffer: WriteBuffer::new(c.write_buffer_mib * MIB),
+            write_mode: p.write_buffer.map(|w| w.mode).unwrap_or_default(),
+            lba_format,
+            programs_in_flight: Default::default(),
+            programs_in_flight_limit: (2 * c.write_buffer_mib * MIB / program_unit_bytes + 64)
+                as usize,
             data: None,
             collectors,
             host_streams,
@@ -379,6 +471,8 @@ impl FtlSsd {
                 least_busy: g.die_allocation == DieAllocation::LeastBusy,
             },
             slc,
+            map_cache,
+            scheduling_on: die_scheduling.is_some(),
             busy_until_ns: 0,
             stats: Counts::default(),
         })
@@ -396,6 +490,11 @@ impl FtlSsd {
             Some(slc) => slc.check_invariants(),
             None => Ok(()),
         }
+    }
+
+    /// Whether the profile has a `[scheduling]` section.
+    fn scheduling_on(&self) -> bool {
+        self.scheduling_on
     }
 
     /// Background work the drive does while idle up to `now_ns` (SLC folding).
@@ -437,21 +536,28 @@ impl FtlSsd {
     /// Timing of a validated read (and its bytes, when `out` is given).
     fn read(&mut self, now_ns: Ns, lba: u64, blocks: u32, mut out: Option<&mut [u8]>) -> Ns {
         self.flash.advance(now_ns);
-        let busy = self.ctl.read_busy_ns(blocks as u64 * UNIT_BYTES);
+        let bytes = blocks as u64 * self.info.block_bytes as u64;
+        let (first_unit, units) = self.lba_format.units(lba, blocks);
+        let busy = self.ctl.read_busy_ns(bytes);
         let start = self.ctl.start_command(now_ns, busy);
         let group_units = self.map.layout().units_per_read_group;
         let mut data_ready = start + busy;
+        // Data reads start once the request's map entries are in (a cache miss
+        // reads its translation page from flash first).
+        let mapped_at = self.translate(
+            start + self.ctl.read_command_ns,
+            first_unit,
+            units as u32,
+            false,
+        );
         // The read group being gathered: (group, first slot, units, issue time).
         let mut pending: Option<(u32, u32, u64, Ns)> = None;
-        for i in 0..blocks as u64 {
-            let lpn = (lba + i) as u32;
+        for i in 0..units {
+            let lpn = (first_unit + i) as u32;
             let slot = self.map.lookup(lpn);
+            let span = self.lba_format.span(lba, blocks, first_unit + i);
             if let Some(buf) = out.as_deref_mut() {
-                let chunk = &mut buf[(i * UNIT_BYTES) as usize..((i + 1) * UNIT_BYTES) as usize];
-                match (slot, self.data.as_ref()) {
-                    (NONE, _) | (_, None) => chunk.fill(0),
-                    (s, Some(d)) => d.read(s as u64, chunk),
-                }
+                self.copy_unit_out(slot, span, buf);
             }
             if slot == NONE {
                 self.stats.unmapped_read_units += 1;
@@ -461,6 +567,8 @@ impl FtlSsd {
                 self.stats.buffer_read_units += 1;
                 continue;
             }
+            // The flash page is read whole, also for a few sectors of it.
+            self.stats.sub_block_read_units += span.is_partial(self.lba_format) as u64;
             let group = slot / group_units;
             match pending.as_mut() {
                 Some((g, _, units, _)) if *g == group => *units += 1,
@@ -468,9 +576,10 @@ impl FtlSsd {
                     if let Some((_, first, units, issued)) = pending.take() {
                         data_ready = data_ready.max(self.flash_read(issued, first, units));
                     }
-                    let issued = start
+                    let issued = (start
                         + self.ctl.read_command_ns
-                        + self.ctl.read_bytes_ns((i + 1) * UNIT_BYTES);
+                        + self.ctl.read_bytes_ns((i + 1) * UNIT_BYTES))
+                    .max(mapped_at);
                     pending = Some((group, slot, 1, issued));
                 }
             }
@@ -478,12 +587,81 @@ impl FtlSsd {
         if let Some((_, first, units, issued)) = pending {
             data_ready = data_ready.max(self.flash_read(issued, first, units));
         }
-        let bytes = blocks as u64 * UNIT_BYTES;
         // Host DMA overlaps the flash reads; the last read group's transfer is the tail.
         let tail = self.ctl.pcie_ns(bytes.min(group_units as u64 * UNIT_BYTES));
-        let link_done = self.ctl.dma(start, bytes);
+        let link_done = self.ctl.dma_to_host(start, bytes);
         self.stats.host_read_bytes += bytes;
+        self.stats.read_link_wait_ns += link_done.saturating_sub(data_ready + tail);
         (data_ready + tail).max(link_done)
+    }
+
+    /// Copies the part of the unit in `slot` that `span` covers into a read
+    /// payload (zeros when unmapped or never given bytes).
+    fn copy_unit_out(&self, slot: u32, span: UnitSpan, buf: &mut [u8]) {
+        let lba_bytes = self.info.block_bytes as usize;
+        let at = span.request_offset as usize * lba_bytes;
+        let dst = &mut buf[at..at + span.sectors as usize * lba_bytes];
+        let Some(d) = self.data.as_ref().filter(|_| slot != NONE) else {
+            dst.fill(0);
+            return;
+        };
+        if !span.is_partial(self.lba_format) {
+            return d.read(slot as u64, dst);
+        }
+        let mut unit = [0u8; UNIT_BYTES as usize];
+        d.read(slot as u64, &mut unit);
+        let from = span.first_sector as usize * lba_bytes;
+        dst.copy_from_slice(&unit[from..from + dst.len()]);
+    }
+
+    /// The bytes a write of `span` leaves in a unit: its sectors from `src`
+    /// over the unit's old data in `old_slot` (zeros when unmapped).
+    fn merged_unit(&self, old_slot: u32, span: UnitSpan, src: &[u8]) -> Box<[u8]> {
+        let lba_bytes = self.info.block_bytes as usize;
+        let at = span.request_offset as usize * lba_bytes;
+        let new = &src[at..at + span.sectors as usize * lba_bytes];
+        if !span.is_partial(self.lba_format) {
+            return new.into();
+        }
+        let mut unit = vec![0u8; UNIT_BYTES as usize];
+        if let (Some(d), true) = (self.data.as_ref(), old_slot != NONE) {
+            d.read(old_slot as u64, &mut unit);
+        }
+        let from = span.first_sector as usize * lba_bytes;
+        unit[from..from + new.len()].copy_from_slice(new);
+        unit.into()
+    }
+
+    /// Read-modify-write of the units a write covers only partly (first and
+    /// last): each whose old data is on flash is read (from `ready_ns`) before
+    /// the merged unit can be acknowledged and programmed; returns when all are in.
+    fn read_partial_units(&mut self, ready_ns: Ns, lba: u64, blocks: u32) -> Ns {
+        let (first, units) = self.lba_format.units(lba, blocks);
+        let mut done = ready_ns;
+        let ends = [first, first + units - 1];
+        for &unit in &ends[..if units > 1 { 2 } else { 1 }] {
+            if !self
+                .lba_format
+                .span(lba, blocks, unit)
+                .is_partial(self.lba_format)
+            {
+                continue;
+            }
+            self.stats.sub_block_write_units += 1;
+            let slot = self.map.lookup(unit as u32);
+            let upu = self.map.layout().units_per_program_unit;
+            let in_buffer = slot != NONE
+                && (self.map.is_staged(slot)
+                    || self
+                        .programs_in_flight
+                        .get(&(slot / upu))
+                        .is_some_and(|&end| end > ready_ns));
+            if slot != NONE && !in_buffer {
+                self.stats.sub_block_rmw_units += 1;
+                done = done.max(self.flash_read(ready_ns, slot, 1));
+            }
+        }
+        done
     }
 
     /// Reads `units` of the read group holding `slot` (one tR: SLC-mode when the
@@ -492,13 +670,13 @@ impl FtlSsd {
     fn flash_read(&mut self, issued_ns: Ns, slot: u32, units: u64) -> Ns {
         self.stats.media_read_bytes += units * UNIT_BYTES;
         let die = self.map.layout().die_of_slot(slot);
-        if self.in_slc(slot) {
-            let read_ns = self.slc.as_ref().map_or(0, |c| c.read_ns());
-            return self
-                .flash
-                .read_with(issued_ns, die, units * UNIT_BYTES, read_ns);
-        }
-        self.flash.read(issued_ns, die, units * UNIT_BYTES)
+        let read_ns = if self.in_slc(slot) {
+            self.slc.as_ref().map_or(0, |c| c.read_ns())
+        } else {
+            self.flash.timings.read_ns
+        };
+        self.flash
+            .host_read_with(issued_ns, die, units * UNIT_BYTES, read_ns)
     }
 
     /// A validated write through host stream `stream`: into the buffer, mapped,
@@ -511,21 +689,35 @@ impl FtlSsd {
         payload: Option<&[u8]>,
         stream: usize,
     ) -> Result<Ns, DeviceError> {
-        let bytes = blocks as u64 * UNIT_BYTES;
+        let bytes = blocks as u64 * self.info.block_bytes as u64;
+        let (first_unit, units) = self.lba_format.units(lba, blocks);
         self.flash.advance(now_ns);
         let busy = self.ctl.write_busy_ns(bytes);
         let start = self.ctl.start_command(now_ns, busy);
-        let admitted = self.buffer.admit(start, bytes);
+        let flash = &self.flash;
+        // Merged sub-block units take a whole unit of buffer space.
+        let admitted = self
+            .buffer
+            .admit_with(start, units * UNIT_BYTES, |die, id| {
+                flash.current_end_ns(die, id)
+            });
         if admitted > start {
             self.stats.buffer_stalls += 1;
         }
+        // Map updates: a missing translation page is read in the background.
+        self.translate(admitted, first_unit, units as u32, true);
         let dma_done = self.ctl.dma(admitted, bytes);
-        let acked = dma_done.max(admitted + busy);
+        let mut acked = dma_done.max(admitted + busy);
+        if self.lba_format.is_emulated() {
+            acked = acked.max(self.read_partial_units(admitted, lba, blocks));
+        }
         let mut gc_done = 0;
         let group = self.map.stream_group(stream) as usize;
         let tag = self.fdp.as_ref().map(|f| f.tag_of(stream));
-        for i in 0..blocks as u64 {
-            let lpn = (lba + i) as u32;
+        // Latest program holding this write's data (write-through waits for it).
+        let mut programmed = 0;
+        for i in 0..units {
+            let lpn = (first_unit + i) as u32;
             if self.map.needs_new_program_unit(stream) {
                 if let Some(o) = self.collectors[group].on_host_program_unit(
                     &mut self.map,
@@ -550,6 +742,10 @@ impl FtlSsd {
             }) else {
                 return Err(DeviceError::NoSpace { command: "write" });
             };
+            let merged = payload.map(|src| {
+                let span = self.lba_format.span(lba, blocks, lpn as u64);
+                self.merged_unit(self.map.lookup(lpn), span, src)
+            });
             if let Some(old) = self.map.unmap(lpn) {
                 if let Some(d) = self.data.as_mut() {
                     d.take(old as u64);
@@ -559,19 +755,24 @@ impl FtlSsd {
             if let Some(t) = tag {
                 self.map.set_tag(lpn, t);
             }
-            if let Some(src) = payload {
-                let chunk = &src[(i * UNIT_BYTES) as usize..((i + 1) * UNIT_BYTES) as usize];
+            if let Some(unit) = merged {
                 self.data
                     .get_or_insert_with(|| BlockStore::new(UNIT_BYTES as u32))
-                    .put(slot as u64, chunk.into());
+                    .put(slot as u64, unit);
             }
             if self.map.staged_full(stream) {
-                self.program_host(stream, acked);
+                programmed = programmed.max(self.program_host(stream, acked));
             }
         }
         self.stats.host_write_bytes += bytes;
         if let Some(f) = self.fdp.as_mut() {
             f.add_host_bytes(bytes);
+        }
+        if self.write_mode == WriteBufferMode::WriteThrough {
+            if self.map.staged_units(stream) > 0 {
+                programmed = programmed.max(self.program_host(stream, acked));
+            }
+            return Ok(acked.max(gc_done).max(programmed));
         }
         Ok(acked.max(gc_done))
     }
@@ -610,11 +811,59 @@ impl FtlSsd {
                     .program(ready_ns, unit.die, self.gc.program_unit_bytes)
             }
         };
+        // With read-first scheduling the program may be pushed back by reads
+        // later: the buffer asks for its end again when the release comes due.
+        let tag = self
+            .flash
+            .last_booked(unit.die)
+            .filter(|&id| self.flash.current_end_ns(unit.die, id) == Some(done))
+            .map(|id| (unit.die, id));
         self.buffer
-            .release_at(done, unit.filled_units as u64 * UNIT_BYTES);
+            .release_tagged(done, unit.filled_units as u64 * UNIT_BYTES, tag);
+        if self.lba_format.is_emulated() {
+            let upu = self.map.layout().units_per_program_unit;
+            // Bounded by the buffer's program units in flight; prune the ended.
+            if self.programs_in_flight.len() >= self.programs_in_flight_limit {
+                self.programs_in_flight.retain(|_, end| *end > ready_ns);
+            }
+            self.programs_in_flight.insert(unit.first_slot / upu, done);
+        }
         self.busy_until_ns = self.busy_until_ns.max(done);
         let padding = self.map.layout().units_per_program_unit - unit.filled_units;
         self.stats.flush_padding_bytes += padding as u64 * UNIT_BYTES;
+        done
+    }
+
+    /// Brings the map entries of `blocks` units from `lba` into the mapping
+    /// cache (dirtied for writes and trims) and returns when they are in; gathered
+    /// dirty write-backs are programmed a unit at a time. Without a mapping cache
+    /// the map is in DRAM: `ready_ns`.
+    fn translate(&mut self, ready_ns: Ns, lba: u64, blocks: u32, dirty: bool) -> Ns {
+        let Some(mc) = self.map_cache.as_mut() else {
+            return ready_ns;
+        };
+        let dies = self.map.layout().dies;
+        let mut done = ready_ns;
+        for page in mc.page_of(lba)..=mc.page_of(lba + blocks as u64 - 1) {
+            let access = mc.access(page, dirty);
+            if !access.hit {
+                let die = page % dies;
+                let read_ns = self.flash.timings.read_ns;
+                let loaded = if dirty {
+                    self.flash.read(ready_ns, die, mc.page_bytes)
+                } else {
+                    self.flash
+                        .host_read_with(ready_ns, die, mc.page_bytes, read_ns)
+                };
+                done = done.max(loaded);
+            }
+            if access.evicted_dirty && mc.take_write_back_unit(self.gc.program_unit_bytes) {
+                let die = mc.next_write_back_die;
+                mc.next_write_back_die = (die + 1) % dies;
+                self.flash
+                    .program(ready_ns, die, self.gc.program_unit_bytes);
+            }
+        }
         done
     }
 
@@ -644,8 +893,16 @@ impl FtlSsd {
 
     fn trim(&mut self, now_ns: Ns, lba: u64, blocks: u32) -> Ns {
         let start = self.ctl.start_command(now_ns, self.ctl.write_command_ns);
-        for i in 0..blocks as u64 {
-            if let Some(old) = self.map.unmap((lba + i) as u32) {
+        // Only units covered whole are deallocated (a partial unit keeps its data).
+        let spu = self.lba_format.sectors_per_unit();
+        let first = lba.div_ceil(spu);
+        let end = (lba + blocks as u64) / spu;
+        if end <= first {
+            return start + self.ctl.write_command_ns;
+        }
+        self.translate(start, first, (end - first) as u32, true);
+        for unit in first..end {
+            if let Some(old) = self.map.unmap(unit as u32) {
                 self.stats.trimmed_units += 1;
                 if let Some(d) = self.data.as_mut() {
                     d.take(old as u64);
@@ -658,12 +915,20 @@ impl FtlSsd {
     fn flush(&mut self, now_ns: Ns) -> Ns {
         self.flash.advance(now_ns);
         let start = self.ctl.start_command(now_ns, self.ctl.write_command_ns);
+        if self.write_mode == WriteBufferMode::PowerLossProtected {
+            // The buffer is durable: nothing to wait for.
+            return start + self.ctl.write_command_ns;
+        }
         for stream in 0..self.host_streams {
             if self.map.staged_units(stream) > 0 {
                 self.program_host(stream, start);
             }
         }
-        let mut done = (start + self.ctl.write_command_ns).max(self.buffer.drained_at_ns());
+        let mut done = (start + self.ctl.write_command_ns).max({
+            let flash = &self.flash;
+            self.buffer
+                .drained_at_with(|die, id| flash.current_end_ns(die, id))
+        });
         for group in 0..self.collectors.len() {
             let o = self.collectors[group].flush(&mut self.map, &mut self.flash, start, &self.gc);
             self.account_gc(&o, group, start);
@@ -850,11 +1115,18 @@ impl FtlSsd {
     fn device_stats(&self, elapsed_ns: Ns) -> DeviceStats {
         let s = &self.stats;
         let slc = self.slc.as_ref().map(|c| c.counters).unwrap_or_default();
+        let mc = self
+            .map_cache
+            .as_ref()
+            .map(|c| c.counters)
+            .unwrap_or_default();
         let mut st = DeviceStats {
             host_read_bytes: s.host_read_bytes,
             host_write_bytes: s.host_write_bytes,
-            media_read_bytes: s.media_read_bytes + slc.media_read_bytes,
-            media_write_bytes: s.media_write_bytes + slc.media_write_bytes,
+            media_read_bytes: s.media_read_bytes + slc.media_read_bytes + mc.translation_read_bytes,
+            media_write_bytes: s.media_write_bytes
+                + slc.media_write_bytes
+                + mc.translation_write_bytes,
             gc_runs: s.gc_runs,
             gc_copied_bytes: s.gc_copied_bytes,
             erases: s.erases + slc.erases,
@@ -889,6 +1161,32 @@ impl FtlSsd {
         c.insert("buffer_read_units".into(), s.buffer_read_units);
         c.insert("unmapped_read_units".into(), s.unmapped_read_units);
         c.insert("trimmed_units".into(), s.trimmed_units);
+        if self.lba_format.is_emulated() {
+            c.insert("sub_block_read_units".into(), s.sub_block_read_units);
+            c.insert("sub_block_write_units".into(), s.sub_block_write_units);
+            c.insert("sub_block_rmw_units".into(), s.sub_block_rmw_units);
+        }
+        if let Some(cache) = &self.map_cache {
+            c.insert("map_cache_pages".into(), cache.capacity_pages() as u64);
+            c.insert("map_cache_hits".into(), mc.hits);
+            c.insert("map_cache_misses".into(), mc.misses);
+            c.insert("map_cache_dirty_evictions".into(), mc.dirty_evictions);
+            c.insert("translation_read_bytes".into(), mc.translation_read_bytes);
+            c.insert("translation_write_bytes".into(), mc.translation_write_bytes);
+        }
+        if self.scheduling_on() {
+            let d = self.flash.scheduling_counters();
+            c.insert("reads_ahead_of_programs".into(), d.reads_ahead);
+            c.insert("program_suspends".into(), d.program_suspends);
+            c.insert("erase_suspends".into(), d.erase_suspends);
+            c.insert("suspend_limit_waits".into(), d.suspend_limit_waits);
+            c.insert("resume_overhead_ns".into(), d.resume_overhead_ns);
+            let w = self.flash.host_read_waits();
+            c.insert("host_flash_reads".into(), w.reads);
+            c.insert("read_die_wait_ns".into(), w.die_wait_ns);
+            c.insert("read_channel_wait_ns".into(), w.channel_wait_ns);
+            c.insert("read_link_wait_ns".into(), s.read_link_wait_ns);
+        }
         if let Some(cache) = &self.slc {
             let free_user = self.map.unmapped_units() * UNIT_BYTES;
             c.insert("slc_capacity_bytes".into(), cache.capacity_bytes(free_user));

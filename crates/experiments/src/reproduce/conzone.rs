@@ -412,37 +412,6 @@ fn build(
                 ("hybrid mapping", hybrid.iter().map(|r| r.p99_us).collect()),
             ],
         ),
-        bar(
-            "fig9c_conflicts",
-            "Fig. 9(c): two 48 KiB writers, modulo buffer mapping",
-            "value",
-            &[
-                "bandwidth MiB/s",
-                "WAF",
-                "buffer conflicts",
-                "conflict rate %",
-            ],
-            vec![
-                (
-                    "same parity (conflicts)",
-                    vec![
-                        conflict.mib_s,
-                        conflict.waf,
-                        conflict.conflicts as f64,
-                        conflict.conflicts as f64 * 100.0 / conflict.writes.max(1) as f64,
-                    ],
-                ),
-                (
-                    "different parity",
-                    vec![
-                        clean.mib_s,
-                        clean.waf,
-                        clean.conflicts as f64,
-                        clean.conflicts as f64 * 100.0 / clean.writes.max(1) as f64,
-                    ],
-                ),
-            ],
-        ),
         line(
             "fig13_kiops",
             "Fig. 13: random-read KIOPS vs L2P miss rate",
@@ -456,11 +425,41 @@ fn build(
             &|p| p.2,
         ),
     ];
-    figures.push(bar(
+    let rate =
+        |r: &super::conzone_runs::WriteRun| r.conflicts as f64 * 100.0 / r.writes.max(1) as f64;
+    let fig9c_metrics = |with_count: bool| {
+        let m = |name, unit, fig| fsr::Metric { name, unit, fig };
+        let mut v = vec![
+            m("bandwidth", "MiB/s", "bandwidth"),
+            m("WAF", "x (media / host writes)", "waf"),
+            m("conflict rate", "% of writes", ""),
+        ];
+        if with_count {
+            v.push(m("buffer conflicts", "writes", "count"));
+        }
+        v
+    };
+    figures.extend(fsr::bars_by_unit(
+        "fig9c_conflicts",
+        "Fig. 9(c): two 48 KiB writers, modulo buffer mapping",
+        &fig9c_metrics(true),
+        [
+            ("same parity (conflicts)", &conflict),
+            ("different parity", &clean),
+        ]
+        .into_iter()
+        .map(|(n, r)| {
+            (
+                n.to_string(),
+                vec![r.mib_s, r.waf, rate(r), r.conflicts as f64],
+            )
+        })
+        .collect(),
+    ));
+    figures.extend(fsr::bars_by_unit(
         "fig9c_host_cost",
         "Fig. 9(c): same-parity writers vs host submission cost (x measured)",
-        "value",
-        &["bandwidth MiB/s", "WAF", "conflict rate %"],
+        &fig9c_metrics(false),
         fig9c_host
             .iter()
             .map(|(k, r)| {
@@ -471,12 +470,9 @@ fn build(
                         "x10"
                     } else {
                         "x100"
-                    },
-                    vec![
-                        r.mib_s,
-                        r.waf,
-                        r.conflicts as f64 * 100.0 / r.writes.max(1) as f64,
-                    ],
+                    }
+                    .to_string(),
+                    vec![r.mib_s, r.waf, rate(r)],
                 )
             })
             .collect(),

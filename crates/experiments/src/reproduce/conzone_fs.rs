@@ -62,6 +62,15 @@ pub(super) struct DeviceSummary {
     pub slc_direct_erases: u64,
     pub slc_gc_erases: u64,
     pub migration_stalls: u64,
+    /// Host pages written over both namespaces, and the shared medium's
+    /// programs by kind (4 KiB pages): SLC, regular (TLC/QLC); of those, SLC
+    /// pages read back and merged into a regular unit (zoned), pages moved by
+    /// regular-block GC (block).
+    pub host_pages: u64,
+    pub slc_program_pages: u64,
+    pub regular_program_pages: u64,
+    pub merged_slc_pages: u64,
+    pub regular_gc_copied_pages: u64,
 }
 
 /// What a file-system run measured.
@@ -112,6 +121,11 @@ pub(super) fn summarize(st: &dyn FsStorage, end: Ns) -> DeviceSummary {
         slc_direct_erases: c("slc_direct_erases"),
         slc_gc_erases: c("slc_gc_erases"),
         migration_stalls: c("migration_stalls"),
+        host_pages: host / 4096,
+        slc_program_pages: c("slc_program_pages"),
+        regular_program_pages: c("regular_program_pages"),
+        merged_slc_pages: c("merged_slc_pages"),
+        regular_gc_copied_pages: c("regular_gc_copied_pages"),
     }
 }
 
@@ -216,6 +230,23 @@ pub(super) fn calibrated_direct_io_ns(model_io_ns: f64) -> Ns {
         .round() as Ns
 }
 
+/// §6.4's two phases on one file of `file_bytes`: a sequential fill with 4 KiB
+/// direct writes, then 4× its size of 4 KiB random direct updates (also used by
+/// `examples/fig11_fill_sweep.rs`).
+pub fn fig11_phases(file_bytes: u64, seed: u64) -> Vec<Box<dyn FileWorkload>> {
+    let mut fill = FioFileSpec::new("seq-fill", 1, file_bytes, 4096, FioPattern::Sequential);
+    fill.direct = true;
+    let mut upd = FioFileSpec::new("rand-update", 1, file_bytes, 4096, FioPattern::Random);
+    upd.direct = true;
+    upd.create = false;
+    upd.io_bytes = 4 * file_bytes;
+    let rngs = RngStreams::new(seed);
+    vec![
+        Box::new(FioFileJob::new(fill, rngs.stream("fig11.fill"))),
+        Box::new(FioFileJob::new(upd, rngs.stream("fig11.update"))),
+    ]
+}
+
 /// Fig. 11 (§6.4): 4 KiB direct writes, sequentially filling a 2 GiB file, then
 /// 8 GiB of random updates of it (both × `scale`). Returns the run and the two
 /// phases' bandwidths in MiB/s.
@@ -228,17 +259,10 @@ pub(super) fn fig11(
     let profile = if setup.zoned() { ZONED_FS } else { BLOCK_FS };
     let mut st = device(profile, &|_| {})?;
     let file = ((2048.0 * scale).max(64.0) as u64) * MIB;
-    let mut fill = FioFileSpec::new("seq-fill", 1, file, 4096, FioPattern::Sequential);
-    fill.direct = true;
-    let mut upd = FioFileSpec::new("rand-update", 1, file, 4096, FioPattern::Random);
-    upd.direct = true;
-    upd.create = false;
-    upd.io_bytes = 4 * file;
-    let rngs = RngStreams::new(seed);
-    let phases: Vec<Vec<Box<dyn FileWorkload>>> = vec![
-        vec![Box::new(FioFileJob::new(fill, rngs.stream("fig11.fill")))],
-        vec![Box::new(FioFileJob::new(upd, rngs.stream("fig11.update")))],
-    ];
+    let phases = fig11_phases(file, seed)
+        .into_iter()
+        .map(|w| vec![w])
+        .collect();
     let run = run_phases(&mut st, setup, phases, 1000 * NS_PER_MS, host)?;
     let bw = |j: Option<&JobResult>| {
         j.map_or(0.0, |j| {

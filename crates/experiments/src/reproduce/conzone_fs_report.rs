@@ -93,6 +93,56 @@ fn bar(id: &str, title: &str, y: &str, cats: &[&str], series: Vec<(String, Vec<f
     }
 }
 
+/// One metric of a multi-metric bar chart: its category label, the unit of its
+/// figure's y axis and the suffix of that figure's id ("" for `id` itself).
+pub(super) struct Metric<'a> {
+    pub name: &'a str,
+    pub unit: &'a str,
+    pub fig: &'a str,
+}
+
+/// Bar charts of `series` (one value per metric), one chart per unit, so every
+/// y axis has a single unit: the metrics of suffix `s` go to `{id}_{s}` (or
+/// `id` when `s` is empty), in the order they first appear.
+pub(super) fn bars_by_unit(
+    id: &str,
+    title: &str,
+    metrics: &[Metric],
+    series: Vec<(String, Vec<f64>)>,
+) -> Vec<Figure> {
+    let mut groups: Vec<(&str, &str, Vec<usize>)> = Vec::new();
+    for (i, m) in metrics.iter().enumerate() {
+        match groups.iter_mut().find(|g| g.0 == m.fig) {
+            Some(g) => {
+                debug_assert_eq!(g.1, m.unit, "one unit per figure");
+                g.2.push(i);
+            }
+            None => groups.push((m.fig, m.unit, vec![i])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(suffix, unit, idx)| {
+            let fid = if suffix.is_empty() {
+                id.to_string()
+            } else {
+                format!("{id}_{suffix}")
+            };
+            let cats: Vec<&str> = idx.iter().map(|&i| metrics[i].name).collect();
+            bar(
+                &fid,
+                &format!("{title} ({unit})"),
+                unit,
+                &cats,
+                series
+                    .iter()
+                    .map(|(n, v)| (n.clone(), idx.iter().map(|&i| v[i]).collect()))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
 pub(super) fn figures(r: &FsResults) -> Vec<Figure> {
     use FsSetup::*;
     use SqliteOp::*;
@@ -162,6 +212,46 @@ pub(super) fn figures(r: &FsResults) -> Vec<Figure> {
                 .collect(),
         ),
     ];
+    // Where the device's writes come from, per transaction (isolates the Fig.
+    // 10(b) miss, docs/conzone.md).
+    let m = |name, unit, fig| Metric { name, unit, fig };
+    figs.extend(bars_by_unit(
+        "fig10e_device_writes",
+        "Fig. 10(b) (isolation): device pages per transaction, inserts and updates",
+        &[
+            m("host pages", "4 KiB pages per tx", ""),
+            m("SLC programs", "4 KiB pages per tx", ""),
+            m("regular (TLC) programs", "4 KiB pages per tx", ""),
+            m("SLC pages merged into TLC", "4 KiB pages per tx", ""),
+            m("TLC GC copies", "4 KiB pages per tx", ""),
+        ],
+        [Zoned, BlockAdaptive]
+            .iter()
+            .flat_map(|&s| [(s, Insert), (s, Update)])
+            .map(|(s, op)| {
+                let x = r.f10(op, s);
+                let tx = x.jobs.first().map_or(1, |j| j.units.max(1)) as f64;
+                let d = &x.dev;
+                (
+                    format!(
+                        "{} {}",
+                        s.label(),
+                        if op == Insert { "insert" } else { "update" }
+                    ),
+                    [
+                        d.host_pages,
+                        d.slc_program_pages,
+                        d.regular_program_pages,
+                        d.merged_slc_pages,
+                        d.regular_gc_copied_pages,
+                    ]
+                    .iter()
+                    .map(|&v| v as f64 / tx)
+                    .collect(),
+                )
+            })
+            .collect(),
+    ));
     let setups: Vec<&str> = r.fig11.iter().map(|x| x.0.label()).collect();
     figs.push(bar(
         "fig11a_waf",
@@ -207,6 +297,33 @@ pub(super) fn figures(r: &FsResults) -> Vec<Figure> {
             })
             .collect(),
     ));
+    // Which cleaner moved the GC data and how valid its victims were: isolates
+    // the zoned FS-WAF miss (docs/conzone.md).
+    let m = |name, unit, fig| Metric { name, unit, fig };
+    figs.extend(bars_by_unit(
+        "fig11c_gc",
+        "Fig. 11 (isolation): GC moves by cleaner, and the valid share of GC victims",
+        &[
+            m("moved by writers (foreground GC)", "MiB", "sources"),
+            m("moved by the GC thread", "MiB", "sources"),
+            m("victim windows' valid share", "%", "victim_valid"),
+        ],
+        r.fig11
+            .iter()
+            .map(|(s, run, _, _)| {
+                let mib = |b: u64| b as f64 * 4096.0 / 1048576.0;
+                let moved = run.fs.gc_data_blocks + run.fs.gc_node_blocks;
+                (
+                    s.label().to_string(),
+                    vec![
+                        mib(run.fs.fg_gc_blocks),
+                        mib(moved - run.fs.fg_gc_blocks),
+                        moved as f64 * 100.0 / run.fs.gc_window_blocks.max(1) as f64,
+                    ],
+                )
+            })
+            .collect(),
+    ));
     figs.push(Figure {
         id: "fig11b_gc_over_time".into(),
         title: "Fig. 11(b): cumulative GC writes over time (MiB)".into(),
@@ -233,22 +350,22 @@ pub(super) fn figures(r: &FsResults) -> Vec<Figure> {
             .collect(),
     });
     let _ = setups;
-    figs.push(bar(
-        "fig12_streams",
+    let m = |name, unit, fig| Metric { name, unit, fig };
+    figs.extend(bars_by_unit(
+        "fig12",
         "Fig. 12: short/medium/extreme fio jobs on F2FS over QLC, SLC managed per page vs per zone",
-        "value",
         &[
-            "bandwidth MiB/s",
-            "migrated MiB",
-            "direct SLC erases",
-            "SLC GC erases",
-            "migrations",
-            "host writes held (migration)",
-            "F2FS zone resets",
-            "F2FS checkpoints",
-            "F2FS GC sections",
-            "F2FS node MiB",
-            "device WAF",
+            m("bandwidth", "MiB/s", "bandwidth"),
+            m("migrated", "MiB", "volumes"),
+            m("direct SLC erases", "count", "streams"),
+            m("SLC GC erases", "count", "streams"),
+            m("migrations", "count", "streams"),
+            m("host writes held (migration)", "count", "streams"),
+            m("F2FS zone resets", "count", "streams"),
+            m("F2FS checkpoints", "count", "streams"),
+            m("F2FS GC sections", "count", "streams"),
+            m("F2FS node blocks", "MiB", "volumes"),
+            m("device WAF", "x (media / host writes)", "dev_waf"),
         ],
         r.fig12
             .iter()

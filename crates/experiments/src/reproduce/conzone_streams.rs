@@ -77,6 +77,40 @@ pub(super) fn run_streams(
     scale: f64,
     seed: u64,
 ) -> Result<StreamRun, ReproduceError> {
+    run_streams_with(management, scale, 1.0, seed)
+}
+
+/// One Fig. 12 run at scale 1 with the short and medium streams' update volume
+/// × `update_scale` (files unchanged), for the volume sweep that isolates the
+/// Fig. 12 miss (`examples/fig12_volume_sweep.rs`): (MiB/s, migrated MiB,
+/// direct SLC erases, SLC GC erases, device WAF).
+pub fn fig12_volume_point(
+    zoned_slc: bool,
+    update_scale: f64,
+    seed: u64,
+) -> Result<(f64, f64, u64, u64, f64), ReproduceError> {
+    let m = if zoned_slc {
+        SlcManagement::Zone
+    } else {
+        SlcManagement::Page
+    };
+    let r = run_streams_with(m, 1.0, update_scale, seed)?;
+    let d = &r.run.dev;
+    Ok((
+        r.mib_s,
+        r.migrated_mib,
+        d.slc_direct_erases,
+        d.slc_gc_erases,
+        d.dev_waf,
+    ))
+}
+
+fn run_streams_with(
+    management: SlcManagement,
+    scale: f64,
+    update_scale: f64,
+    seed: u64,
+) -> Result<StreamRun, ReproduceError> {
     let mut st = device(QLC_FS, &|p| p.slc.management = management)?;
     let rngs = RngStreams::new(seed);
     let mut jobs: Vec<Box<dyn FileWorkload>> = Vec::new();
@@ -86,7 +120,7 @@ pub(super) fn run_streams(
         let file = (((j.file_mib * MIB) as f64 * scale) as u64 / 4096).max(16) * 4096;
         let mut s = FioFileSpec::new(j.name, j.files, file, 4096, FioPattern::Random);
         s.io_bytes = j.io_mib.map_or(j.files as u64 * file, |m| {
-            (((m * MIB) as f64 * scale) as u64 / 4096).max(16) * 4096
+            (((m * MIB) as f64 * scale * update_scale) as u64 / 4096).max(16) * 4096
         });
         s.fsync_every = 1;
         s.service = FileService::Random(8);

@@ -5,8 +5,8 @@
 
 use super::{ProgressSink, ReproduceError, RunOptions, Target};
 use crate::hhzs_eval::{
-    end_points, run_load_jobs, LoadJob, LoadResult, Scheme, WorkloadJob, END_POINTS,
-    END_POINT_SPREAD,
+    end_points, run_load_jobs, LoadJob, LoadResult, Scheme, WorkloadJob, WorkloadResult,
+    END_POINTS, END_POINT_SPREAD,
 };
 use crate::hhzs_setup::{HybridSetup, PAPER_RECORDS};
 use crate::reproduce_result::{median, Claim, Figure, ReproduceResult, Series};
@@ -762,6 +762,23 @@ impl Target for HhzsTarget {
             ends.iter().map(|e| e.records.to_string()).collect::<Vec<_>>().join(", "),
             ends.iter().map(|e| e.run_seed.to_string()).collect::<Vec<_>>().join(", "),
         ));
+        // What migration does on each Exp#2 mix (first end point): P+M against P.
+        let (pm0, p0) = (&r.get(Scheme::PM, 20)[0], &r.get(Scheme::P, 20)[0]);
+        let mut per_mix = Vec::new();
+        for &(name, reads, alpha) in &W {
+            let id = mix_id(reads, alpha, plan.n5);
+            if let (Some(a), Some(b)) = (pm0.workloads.get(&id), p0.workloads.get(&id)) {
+                let share = |w: &WorkloadResult, l: usize| {
+                    w.ssd_share_pct.get(l + 1).copied().flatten().unwrap_or(0.0)
+                };
+                per_mix.push(format!(
+                    "{}: P+M {:.0} ops/s with {} migrations, SSD share of L2/L3 at the end {:.0}/{:.0}%; P {:.0} ops/s, {:.0}/{:.0}%",
+                    name.to_uppercase(), a.summary.ops_per_s, a.migrations, share(a, 2), share(a, 3),
+                    b.summary.ops_per_s, share(b, 2), share(b, 3),
+                ));
+            }
+        }
+        notes.push(format!("Exp#2, first end point: {}.", per_mix.join("; ")));
         let h = &r.get(hhzs, 20)[0];
         if let Some(w4) = h.workloads.get(&mix_id(1.0, 1.2, plan.n5)) {
             notes.push(format!(

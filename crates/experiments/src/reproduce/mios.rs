@@ -322,8 +322,8 @@ impl Target for MiosTarget {
         ];
         for (ni, r) in results.iter().enumerate() {
             notes.push(format!(
-                "{}: redirected {} of {} writes (MIOS_D), {} (MIOS_E); sent back to the SSD {} / {}; HDD padding {:.2} GB / {:.2} GB; BCW syncs {} / {}.",
-                names[ni], r[1].hdd_user_write_requests, r[1].writes, r[2].hdd_user_write_requests, r[1].writes_sent_back, r[2].writes_sent_back, r[1].hdd_padding_bytes as f64 / 1e9, r[2].hdd_padding_bytes as f64 / 1e9, r[1].hdd_syncs, r[2].hdd_syncs
+                "{}: redirected {} of {} writes (MIOS_D), {} (MIOS_E); sent back to the SSD {} / {}; HDD padding {:.2} GB / {:.2} GB; BCW syncs {} / {}; HDD reads {} / {}; HDD GC runs {} / {}.",
+                names[ni], r[1].hdd_user_write_requests, r[1].writes, r[2].hdd_user_write_requests, r[1].writes_sent_back, r[2].writes_sent_back, r[1].hdd_padding_bytes as f64 / 1e9, r[2].hdd_padding_bytes as f64 / 1e9, r[1].hdd_syncs, r[2].hdd_syncs, r[1].hdd_reads, r[2].hdd_reads, r[1].hdd_gc_runs, r[2].hdd_gc_runs
             ));
             notes.push(format!(
                 "{} Baseline: mean SSD write latency by queue length at arrival (us): {}.",

@@ -8,7 +8,7 @@ use crate::reproduce_result::{round_sig, Claim, Figure, Series};
 use std::cell::RefCell;
 use zonelab_devices::{open_device, Command, Device, Payload};
 use zonelab_engine::{RngStreams, GIB, KIB, MIB, NS_PER_S};
-use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserRequest};
+use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserOp, UserRequest};
 use zonelab_systems::mios::profiler::ProfiledParams;
 use zonelab_systems::mios::ssd_threshold::threshold_from_run;
 use zonelab_systems::mios::{profile, ProfileConfig};
@@ -21,7 +21,7 @@ pub(super) const SSD_660: &str = "ssd-660p";
 pub(super) const SSD_660_1TB: &str = "ssd-660p-1tb";
 pub(super) const HDD_10TB: &str = "wd100efax";
 /// The HDD log area BCW appends to.
-pub(super) const LOG_BYTES: u64 = 256 * GIB;
+pub const LOG_BYTES: u64 = 256 * GIB;
 /// Fig. 13 drives: the brief's three (10 TB WD, 8 TB WD, 8 TB Seagate) and the
 /// paper's two 4 TB drives (WD, Seagate).
 pub(super) const FIG13_HDDS: [&str; 5] = [
@@ -69,7 +69,7 @@ pub(super) fn err<E: std::fmt::Display>(e: E) -> ReproduceError {
 /// scaled drives that transient is a scale artifact: a real 250-512 GB drive's
 /// spare area outlasts it). Then a second of idle time. Returns the drive and when
 /// the workload may start. Built once per profile and cloned for every run.
-pub(super) fn aged_ssd(name: &str) -> Result<(Box<dyn Device>, u64), ReproduceError> {
+pub fn aged_ssd(name: &str) -> Result<(Box<dyn Device>, u64), ReproduceError> {
     thread_local! {
         static AGED: RefCell<Option<(String, Box<dyn Device>, u64)>> = const { RefCell::new(None) };
     }
@@ -116,8 +116,8 @@ fn age_ssd(name: &str) -> Result<(Box<dyn Device>, u64), ReproduceError> {
     Ok((ssd, t + NS_PER_S))
 }
 
-/// A node's Pangu-like requests (trims dropped), starting at `start`.
-pub(super) fn pangu_requests(
+/// A node's Pangu-like requests (with the trims of deleted chunks), starting at `start`.
+pub fn pangu_requests(
     node: &PanguNode,
     scale: f64,
     seed: u64,
@@ -126,10 +126,13 @@ pub(super) fn pangu_requests(
 ) -> Vec<UserRequest> {
     let rng = RngStreams::new(seed).stream(&format!("pangu.{}", node.name));
     PanguTrace::new(*node, scale, capacity, rng)
-        .filter(|r| r.op != TraceOp::Trim)
         .map(|r| UserRequest {
             arrival_ns: start + r.time_ns,
-            write: r.op == TraceOp::Write,
+            op: match r.op {
+                TraceOp::Read => UserOp::Read,
+                TraceOp::Write => UserOp::Write,
+                TraceOp::Trim => UserOp::Trim,
+            },
             offset_bytes: r.offset_bytes,
             size_bytes: r.size_bytes,
         })
@@ -653,7 +656,7 @@ pub(super) fn extra(
             let reqs: Vec<UserRequest> = (0..n)
                 .map(|i| UserRequest {
                     arrival_ns: start + i * iv * 1_000,
-                    write: true,
+                    op: UserOp::Write,
                     offset_bytes: (i * FIO_WRITE_BYTES) % (cap - FIO_WRITE_BYTES),
                     size_bytes: FIO_WRITE_BYTES,
                 })

@@ -20,8 +20,17 @@ use zonelab_engine::Ns;
 /// GC progress kept across steps and rounds.
 #[derive(Debug, Clone, Default)]
 pub struct GcState {
-    /// Background victim in progress: (section, next segment offset in it).
-    pub bg_victim: Option<(u32, u32)>,
+    /// Victim in progress of windowed rounds, per victim rule (the kernel's
+    /// `next_victim_seg[gc_type]`: greedy = FG_GC, cost-benefit = BG_GC):
+    /// (section, next segment offset in it).
+    pub victim: [Option<(u32, u32)>; 2],
+}
+
+fn slot(rule: VictimRule) -> usize {
+    match rule {
+        VictimRule::Greedy => 0,
+        VictimRule::CostBenefit => 1,
+    }
 }
 
 impl F2fs {
@@ -63,8 +72,9 @@ impl F2fs {
     /// Starts a round: picks (or continues) a victim and lists the valid blocks
     /// of the segments this round moves. `None` if there is no victim.
     pub fn gc_begin_round(&mut self, round: &GcRound) -> Option<(u32, Vec<u32>)> {
+        let k = slot(round.rule);
         let (sec, first) = match round.segments {
-            Some(_) => match self.gc.bg_victim {
+            Some(_) => match self.gc.victim[k] {
                 Some((s, next))
                     if self.sit.sec_state(s) == SecState::InUse
                         && !self.sit.is_current(s)
@@ -79,11 +89,12 @@ impl F2fs {
         };
         let usable = self.geo.usable_segs_per_sec;
         let last = round.segments.map_or(usable, |n| (first + n).min(usable));
-        self.gc.bg_victim = match round.segments {
+        self.gc.victim[k] = match round.segments {
             Some(_) if last < usable => Some((sec, last)),
             Some(_) => None,
-            None => self.gc.bg_victim,
+            None => self.gc.victim[k],
         };
+        self.stats.gc_window_blocks += (last - first) as u64 * BLOCKS_PER_SEG as u64;
         let mut blks = Vec::new();
         let base = sec * self.geo.segs_per_sec;
         for seg in base + first..base + last {
@@ -166,8 +177,10 @@ impl F2fs {
     pub fn gc_end_round(&mut self, sec: u32) {
         if self.sit.sec_valid(sec) == 0 {
             self.stats.gc_sections += 1;
-            if self.gc.bg_victim.is_some_and(|(s, _)| s == sec) {
-                self.gc.bg_victim = None;
+            for v in &mut self.gc.victim {
+                if v.is_some_and(|(s, _)| s == sec) {
+                    *v = None;
+                }
             }
         }
     }

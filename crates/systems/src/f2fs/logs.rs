@@ -102,7 +102,10 @@ impl Logs {
         sit: &mut Sit,
         ssr: bool,
     ) -> Result<u32, FsError> {
-        loop {
+        // Each new segment has a block to give (a fresh one, or a recycled one
+        // with a reusable block), so two segment changes in one allocation mean
+        // the free-block bookkeeping is broken: fail instead of spinning.
+        for _ in 0..3 {
             let c = self.cur[log as usize];
             if c.seg != NONE && c.off < BLOCKS_PER_SEG {
                 let blk = c.seg * BLOCKS_PER_SEG + c.off;
@@ -126,6 +129,11 @@ impl Logs {
             }
             self.next_segment(log, g, sit, ssr)?;
         }
+        let c = self.cur[log as usize];
+        Err(FsError::Invariant(format!(
+            "{log:?} log made no progress: segment {} (recycled: {}) has no block to allocate",
+            c.seg, c.ssr
+        )))
     }
 
     fn next_segment(
@@ -183,7 +191,13 @@ impl Logs {
     }
 
     /// SSR victim: a non-current segment of the same kind (data or node) with
-    /// reusable blocks, fewest blocks valid at the last checkpoint first.
+    /// reusable blocks, fewest blocks valid at the last checkpoint or written
+    /// since first (gc.c `get_gc_cost` in SSR mode: `ckpt_valid_blocks`; a
+    /// segment at the maximum cost is skipped). Counting the union is what
+    /// guarantees the chosen segment has a block to reuse: counting valid and
+    /// checkpointed blocks apart (the max of the two) chose segments whose two
+    /// bitmaps together covered every block, and `alloc` then re-chose the
+    /// same segment forever (the adaptive-mode livelock of issue 16).
     fn ssr_victim(&self, log: LogType, g: &MainGeometry, sit: &Sit) -> Option<u32> {
         (0..g.segments)
             .filter(|&s| {
@@ -192,13 +206,73 @@ impl Logs {
                     && LogType::ALL[t as usize].is_node() == log.is_node()
                     && sit.sec_state(g.sec_of_seg(s)) != SecState::Free
                     && !sit.is_current(g.sec_of_seg(s))
-                    && sit.seg_valid_count(s).max(sit.seg_ckpt_count(s)) < BLOCKS_PER_SEG
+                    && sit.seg_ckpt_count(s) < BLOCKS_PER_SEG
             })
-            .min_by_key(|&s| (sit.seg_ckpt_count(s).max(sit.seg_valid_count(s)), s))
+            .min_by_key(|&s| (sit.seg_ckpt_count(s), s))
     }
 
     /// Whether `log` writes into a recycled segment now.
     pub fn in_ssr(&self, log: LogType) -> bool {
         self.cur[log as usize].ssr
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Four one-segment sections on a block device.
+    fn geo() -> MainGeometry {
+        MainGeometry {
+            segments: 4,
+            segs_per_sec: 1,
+            usable_segs_per_sec: 1,
+            sections: 4,
+            zoned: false,
+            lba_base: 0,
+        }
+    }
+
+    /// The history that livelocked adaptive mode: segment 0's first half is
+    /// valid at the checkpoint and then dies, its second half is written after
+    /// the checkpoint. Valid (256) and checkpointed (256) counts are both below
+    /// the segment size, yet no block is reusable until the next checkpoint.
+    #[test]
+    fn recycling_skips_a_segment_whose_blocks_are_all_checkpointed_or_newly_written() {
+        let g = geo();
+        let mut sit = Sit::new(&g);
+        let mut logs = Logs::new(&g);
+        for _ in 0..BLOCKS_PER_SEG {
+            let b = logs.alloc(LogType::HotData, &g, &mut sit, false).unwrap();
+            assert!(b < BLOCKS_PER_SEG);
+            if b < BLOCKS_PER_SEG / 2 {
+                sit.mark_valid(b, 0);
+            }
+        }
+        sit.commit_checkpoint();
+        for b in BLOCKS_PER_SEG / 2..BLOCKS_PER_SEG {
+            sit.mark_valid(b, 1);
+        }
+        for b in 0..BLOCKS_PER_SEG / 2 {
+            sit.mark_invalid(b);
+        }
+        assert_eq!(sit.seg_valid_count(0), BLOCKS_PER_SEG / 2);
+        assert_eq!(sit.seg_ckpt_count(0), BLOCKS_PER_SEG);
+        assert!((0..BLOCKS_PER_SEG).all(|b| !sit.is_reusable(b)));
+        // The log needs a new segment with recycling allowed: segment 0 has
+        // nothing to give, so it takes a free section.
+        let b = logs.alloc(LogType::HotData, &g, &mut sit, true).unwrap();
+        assert_eq!(b / BLOCKS_PER_SEG, 1);
+        assert_eq!(logs.ssr_switches, 0);
+        // After the next checkpoint the dead half is reusable and recycled.
+        sit.commit_checkpoint();
+        sit.mark_valid(b, 2);
+        for _ in 1..BLOCKS_PER_SEG {
+            let b = logs.alloc(LogType::HotData, &g, &mut sit, true).unwrap();
+            sit.mark_valid(b, 2);
+        }
+        let b = logs.alloc(LogType::HotData, &g, &mut sit, true).unwrap();
+        assert!(b < BLOCKS_PER_SEG / 2, "recycled block {b}");
+        assert_eq!(logs.ssr_switches, 1);
     }
 }

@@ -108,15 +108,20 @@ impl Sleep {
 /// paper): the thread wakes every 10-20 ms; no GC while more than
 /// `no_zoned_gc_percent` (60 %) of the sections are free; below that, background
 /// GC by cost-benefit moving `migration_granularity` (3) segments of its victim
-/// per round; at or below `boost_zoned_gc_percent` (25 %) free, boosted: one
-/// foreground-type greedy round of a whole section, skipping victims at least
-/// `valid_thresh_ratio` (95 %) valid.
+/// per round; at or below `boost_zoned_gc_percent` (25 %) free, boosted: a
+/// foreground-type (`one_time`) greedy round whose window is
+/// `BOOST_GC_MULTIPLE` (5) times the migration granularity (gc.c
+/// `do_garbage_collect`: `if (gc_type == BG_GC || one_time)` the window is
+/// `migration_window_granularity`, × `BOOST_GC_MULTIPLE` while boosted),
+/// skipping victims at least `valid_thresh_ratio` (95 %) valid.
 #[derive(Debug, Clone, PartialEq)]
 pub struct F2fsZoned {
     sleep: Sleep,
     pub no_gc_percent: u32,
     pub boost_percent: u32,
     pub granularity_segments: u32,
+    /// `BOOST_GC_MULTIPLE`: the window of a boosted round, in granularities.
+    pub boost_multiple: u32,
     pub valid_thresh_ratio: f64,
     name: &'static str,
 }
@@ -134,7 +139,8 @@ impl F2fsZoned {
             },
             no_gc_percent: 60,        // LIMIT_NO_ZONED_GC
             boost_percent: 25,        // LIMIT_BOOST_ZONED_GC
-            granularity_segments: 3,  // DEF_MIGRATION_GRANULARITY_ZONED
+            granularity_segments: 3,  // DEF_MIGRATION_WINDOW_GRANULARITY_ZONED
+            boost_multiple: 5,        // BOOST_GC_MULTIPLE
             valid_thresh_ratio: 0.95, // DEF_GC_THREAD_VALID_THRESH_RATIO (6.12)
             name: "f2fs-zoned",
         }
@@ -186,7 +192,7 @@ impl CleaningPolicy for F2fsZoned {
             self.sleep.decrease();
             BgDecision::Clean(GcRound {
                 rule: VictimRule::Greedy,
-                segments: None,
+                segments: Some(self.granularity_segments * self.boost_multiple),
                 max_valid_ratio: Some(self.valid_thresh_ratio),
             })
         } else {
@@ -304,7 +310,7 @@ mod tests {
         match p.on_wake(&view(25)) {
             BgDecision::Clean(r) => {
                 assert_eq!(r.rule, VictimRule::Greedy);
-                assert_eq!(r.segments, None);
+                assert_eq!(r.segments, Some(15));
             }
             d => panic!("{d:?}"),
         }

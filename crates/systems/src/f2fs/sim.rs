@@ -24,6 +24,11 @@ use zonelab_workloads::files::{FileOp, FileWorkload, WriteHint};
 /// (`NR_CURSEG_PERSIST_TYPE`, gc.c `f2fs_gc`).
 const FG_CP_FREE_SECTIONS: u32 = 6;
 
+/// Steps the actors may run without virtual time advancing before the run is
+/// declared stuck (an error, not a spin). Every write, GC round and checkpoint
+/// takes device time, so a healthy run stays far below this.
+const MAX_STEPS_AT_ONE_INSTANT: u64 = 1_000_000;
+
 #[derive(Debug, Clone)]
 enum Step {
     Create(u32, WriteHint),
@@ -183,6 +188,8 @@ pub struct FsSim<'a> {
     gc_owner: Option<usize>,
     /// The GC round in progress: victim section and its blocks.
     gc_round: Option<(u32, Vec<u32>)>,
+    /// Whether that round is a writer's foreground round.
+    gc_round_foreground: bool,
     cp_thread: usize,
     cp_running: bool,
     opts: SimOptions,
@@ -194,6 +201,9 @@ pub struct FsSim<'a> {
     /// space; bounded so a file system full of valid data fails with `NoSpace`
     /// (as F2FS's writes get ENOSPC) instead of cleaning forever.
     fg_rounds_in_a_row: u64,
+    /// Steps run at `stuck_at_ns` so far (see [`MAX_STEPS_AT_ONE_INSTANT`]).
+    steps_at_instant: u64,
+    stuck_at_ns: Ns,
 }
 
 impl<'a> FsSim<'a> {
@@ -214,6 +224,7 @@ impl<'a> FsSim<'a> {
             cp_owner: None,
             gc_owner: None,
             gc_round: None,
+            gc_round_foreground: false,
             cp_thread: 0,
             cp_running: false,
             opts,
@@ -222,6 +233,8 @@ impl<'a> FsSim<'a> {
             ckpt_image: CheckpointImage::default(),
             now_ns: 0,
             fg_rounds_in_a_row: 0,
+            steps_at_instant: 0,
+            stuck_at_ns: 0,
         };
         let gc = s.add_actor(Role::GcThread, 0);
         s.actors[gc].steps.push_back(Step::GcWake);
@@ -286,6 +299,9 @@ impl<'a> FsSim<'a> {
                 hists.resize_with(self.actors.len(), LatencyHistogram::new);
             }
             self.sample(t);
+            if !matches!(self.actors[a].role, Role::Job(_)) {
+                self.check_jobs_can_run()?;
+            }
             self.run_actor(a, t, &mut hists)?;
         }
         Ok(self
@@ -348,6 +364,7 @@ impl<'a> FsSim<'a> {
                 return Ok(());
             }
             self.actors[a].steps.pop_front();
+            self.count_step(a, &step, t)?;
             let done = self.execute(a, step, t)?;
             if self.opts.check_invariants {
                 self.check(a)?;
@@ -358,6 +375,42 @@ impl<'a> FsSim<'a> {
             }
             t = done;
         }
+    }
+
+    /// Counts a step at `t`; too many at one instant means no actor makes
+    /// progress (a livelock), which is reported instead of spinning.
+    fn count_step(&mut self, a: usize, step: &Step, t: Ns) -> Result<(), FsError> {
+        if t != self.stuck_at_ns {
+            self.stuck_at_ns = t;
+            self.steps_at_instant = 0;
+        }
+        self.steps_at_instant += 1;
+        if self.steps_at_instant > MAX_STEPS_AT_ONE_INSTANT {
+            return Err(FsError::Invariant(format!(
+                "no progress: {MAX_STEPS_AT_ONE_INSTANT} steps at {t} ns without time advancing (actor {a} at {step:?}, {} free sections)",
+                self.fs.sit.free_sections()
+            )));
+        }
+        Ok(())
+    }
+
+    /// A job parked on a lock nobody holds would wait forever while the GC and
+    /// checkpoint threads keep time moving: report it as a deadlock.
+    fn check_jobs_can_run(&self) -> Result<(), FsError> {
+        if self.cp_owner.is_some() || self.gc_owner.is_some() {
+            return Ok(());
+        }
+        let mut jobs = self
+            .actors
+            .iter()
+            .filter(|x| matches!(x.role, Role::Job(_)) && x.end_ns.is_none())
+            .peekable();
+        if jobs.peek().is_some() && jobs.all(|x| x.parked) {
+            return Err(FsError::Invariant(
+                "deadlock: every running job waits for a lock nobody holds".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// Whether `step` of actor `a` must wait for a lock another actor holds.
@@ -543,6 +596,7 @@ impl<'a> FsSim<'a> {
             Step::Flush { meta } => self.fs.flush(st, meta, t)?,
             Step::GcStart { round, foreground } => {
                 self.gc_owner = Some(a);
+                self.gc_round_foreground = foreground;
                 match self.fs.gc_begin_round(&round) {
                     Some((sec, blks)) => {
                         self.fs.sit.set_current(sec, true);
@@ -577,7 +631,13 @@ impl<'a> FsSim<'a> {
                     .as_ref()
                     .map(|r| r.1.clone())
                     .unwrap_or_default();
-                self.fs.gc_move(st, &blks, t)?
+                let before = self.fs.stats.gc_data_blocks + self.fs.stats.gc_node_blocks;
+                let done = self.fs.gc_move(st, &blks, t)?;
+                if self.gc_round_foreground {
+                    self.fs.stats.fg_gc_blocks +=
+                        self.fs.stats.gc_data_blocks + self.fs.stats.gc_node_blocks - before;
+                }
+                done
             }
             Step::GcEnd { foreground } => {
                 let found = self.gc_round.is_some();

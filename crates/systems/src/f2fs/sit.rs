@@ -2,6 +2,13 @@
 //! bitmap and the bitmap as of the last checkpoint (`cur_valid_map` /
 //! `ckpt_valid_map`), per section valid counts, modification time and state.
 //!
+//! As in F2FS's `update_sit_entry` ("SSR should never reuse block which is
+//! checkpointed or newly invalidated"), a block that becomes valid also sets its
+//! checkpoint bit, so the checkpoint map holds the blocks valid at the last
+//! checkpoint *or* written since; its count is then exactly what slack-space
+//! recycling cannot reuse, and a segment whose count is below the segment size
+//! has a reusable block.
+//!
 //! A section is *free* (allocatable), *in use* (holding or having held data
 //! since it was last freed) or *prefree* (all its blocks invalid, but reusable
 //! only after the next checkpoint commits that, so the last checkpoint's blocks
@@ -98,6 +105,8 @@ impl Sit {
         self.segs[seg as usize].vcount as u32
     }
 
+    /// Blocks of `seg` valid at the last checkpoint or written since (F2FS
+    /// `ckpt_valid_blocks`): the blocks slack-space recycling must skip.
     pub fn seg_ckpt_count(&self, seg: u32) -> u32 {
         self.segs[seg as usize].ckpt_count as u32
     }
@@ -118,11 +127,11 @@ impl Sit {
         )
     }
 
-    /// A block slack-space recycling may reuse: invalid now and at the last
-    /// checkpoint.
+    /// A block slack-space recycling may reuse: not valid at the last
+    /// checkpoint and not written since (the checkpoint map covers both).
     #[inline]
     pub fn is_reusable(&self, blk: u32) -> bool {
-        !self.is_valid(blk) && !self.is_ckpt_valid(blk)
+        !self.is_ckpt_valid(blk)
     }
 
     /// Segments of prefree sections (`prefree_segments`).
@@ -172,6 +181,11 @@ impl Sit {
         debug_assert!(!bit(&s.valid, off), "block {blk} already valid");
         s.valid[(off / 64) as usize] |= 1 << (off % 64);
         s.vcount += 1;
+        // update_sit_entry: `f2fs_test_and_set_bit(offset, se->ckpt_valid_map)`.
+        if !bit(&s.ckpt, off) {
+            s.ckpt[(off / 64) as usize] |= 1 << (off % 64);
+            s.ckpt_count += 1;
+        }
         if !s.dirty {
             s.dirty = true;
             self.dirty_segs.push(seg);

@@ -22,6 +22,12 @@ pub struct FsStats {
     /// GC rounds: background, and foreground (a write waited for them).
     pub bg_gc_rounds: u64,
     pub fg_gc_rounds: u64,
+    /// Of the GC-moved blocks, those moved by foreground rounds (a writer
+    /// cleaned before allocating; the rest the GC thread moved).
+    pub fg_gc_blocks: u64,
+    /// Blocks in the victim windows GC rounds examined: moved / window blocks
+    /// is the mean valid fraction of what GC cleaned.
+    pub gc_window_blocks: u64,
     /// Sections GC emptied.
     pub gc_sections: u64,
     pub checkpoints: u64,

@@ -90,6 +90,18 @@ struct Client {
     stall_since: Ns,
 }
 
+/// An SST a compaction removed from the Version that is still on storage because a
+/// job that started before its removal may still use it
+/// (`LsmOptions::defer_obsolete_deletion`).
+#[derive(Debug, Clone, Copy)]
+struct ObsoleteSst {
+    no: FileNo,
+    level: u32,
+    file_bytes: u64,
+    /// Version sequence at which it left the Version.
+    obsolete_seq: u64,
+}
+
 #[derive(Debug, Clone)]
 struct Immutable {
     mem: MemTable,
@@ -126,6 +138,11 @@ pub struct LsmDb<S: LsmStorage> {
     /// The oldest WAL file when the live WAL last exceeded `max_total_wal_size`
     /// (RocksDB's `getting_flushed` mark): no second switch until it is gone.
     wal_getting_flushed: Option<FileNo>,
+    /// Obsolete SSTs not yet deleted, oldest first.
+    obsolete: Vec<ObsoleteSst>,
+    /// Counts job starts and Version installs, so a job knows which obsolete
+    /// files it pins (those that became obsolete after it started).
+    version_seq: u64,
 }
 
 impl<S: LsmStorage> LsmDb<S> {
@@ -174,6 +191,8 @@ impl<S: LsmStorage> LsmDb<S> {
             filter_counts: FilterCounts::default(),
             flush_requested: false,
             wal_getting_flushed: None,
+            obsolete: Vec::new(),
+            version_seq: 0,
             layout,
             storage,
             o,
@@ -207,6 +226,8 @@ impl<S: LsmStorage> LsmDb<S> {
             filter_counts: self.filter_counts,
             flush_requested: self.flush_requested,
             wal_getting_flushed: self.wal_getting_flushed,
+            obsolete: self.obsolete.clone(),
+            version_seq: self.version_seq,
         }
     }
 
@@ -251,6 +272,25 @@ impl<S: LsmStorage> LsmDb<S> {
     pub fn pending_compaction_bytes(&self) -> u64 {
         picker::estimated_pending_compaction_bytes(&self.version, &self.o)
     }
+    /// Bytes per level of the SSTs compactions made obsolete that are still on
+    /// storage (pinned by running jobs; `LsmOptions::defer_obsolete_deletion`).
+    pub fn obsolete_level_bytes(&self) -> Vec<u64> {
+        let mut out = vec![0; self.version.num_levels()];
+        for o in &self.obsolete {
+            out[o.level as usize] += o.file_bytes;
+        }
+        out
+    }
+    /// Age of the oldest running compaction: how far back obsolete SSTs are pinned.
+    pub fn oldest_compaction_age_ns(&self) -> Ns {
+        let now = self.now_ns();
+        self.compactions
+            .iter()
+            .flatten()
+            .map(|c| now.saturating_sub(c.started_ns))
+            .max()
+            .unwrap_or(0)
+    }
     /// (start level, output level) of each running compaction.
     pub fn running_compactions(&self) -> Vec<(u32, u32)> {
         self.compactions
@@ -266,6 +306,7 @@ impl<S: LsmStorage> LsmDb<S> {
         self.samples = Some(LevelSamples {
             interval_s: interval_ns as f64 / 1e9,
             level_bytes: vec![Vec::new(); self.o.num_levels as usize],
+            obsolete_level_bytes: vec![Vec::new(); self.o.num_levels as usize],
             ..Default::default()
         });
     }
@@ -405,11 +446,15 @@ impl<S: LsmStorage> LsmDb<S> {
         let levels: Vec<u64> = (0..self.version.num_levels())
             .map(|l| self.version.level_bytes(l))
             .collect();
+        let obsolete = self.obsolete_level_bytes();
         if let Some(s) = &mut self.samples {
             s.time_s.push(t as f64 / 1e9);
             s.wal_bytes.push(wal);
             for (l, b) in levels.into_iter().enumerate() {
                 s.level_bytes[l].push(b);
+            }
+            for (l, b) in obsolete.into_iter().enumerate() {
+                s.obsolete_level_bytes[l].push(b);
             }
         }
         if self.client.step != Step::Finished {
@@ -797,6 +842,7 @@ impl<S: LsmStorage> LsmDb<S> {
             },
         );
         let slot = Self::free_slot(&mut self.flushes);
+        let start_seq = self.next_version_seq();
         self.flushes[slot] = Some(FlushJob {
             job,
             sst,
@@ -804,6 +850,7 @@ impl<S: LsmStorage> LsmDb<S> {
             memtable_wals: wals,
             file_bytes,
             written_bytes: 0,
+            start_seq,
             phase: JobPhase::Step,
         });
         self.queue.schedule(now, Ev::Flush(slot));
@@ -854,6 +901,8 @@ impl<S: LsmStorage> LsmDb<S> {
                     self.wal_files.retain(|w| w.0 != wal);
                 }
                 self.counters.flushes += 1;
+                self.next_version_seq();
+                self.purge_obsolete(now)?;
                 self.after_change(now)?;
             }
         }
@@ -939,6 +988,7 @@ impl<S: LsmStorage> LsmDb<S> {
             self.counters.intra_l0_compactions += 1;
         }
         let slot = Self::free_slot(&mut self.compactions);
+        let start_seq = self.next_version_seq();
         self.compactions[slot] = Some(CompactionJob {
             job,
             start_level,
@@ -958,6 +1008,8 @@ impl<S: LsmStorage> LsmDb<S> {
             consumed_input_bytes: 0,
             lo,
             hi,
+            start_seq,
+            started_ns: now,
             phase: JobPhase::Step,
         });
         self.queue.schedule(now, Ev::Compaction(slot));
@@ -1066,6 +1118,20 @@ impl<S: LsmStorage> LsmDb<S> {
         } else {
             None
         };
+        let obsolete_seq = self.next_version_seq();
+        let obsolete: Vec<ObsoleteSst> = j
+            .inputs
+            .iter()
+            .map(|&f| {
+                let s = self.version.sst(f);
+                ObsoleteSst {
+                    no: f,
+                    level: s.level,
+                    file_bytes: s.file_bytes,
+                    obsolete_seq,
+                }
+            })
+            .collect();
         for &f in &j.inputs {
             self.version.remove(f);
         }
@@ -1079,8 +1145,12 @@ impl<S: LsmStorage> LsmDb<S> {
                 None => self.version.add(sst),
             }
         }
-        for &f in &j.inputs {
-            self.storage.delete(now, f)?;
+        if self.o.defer_obsolete_deletion {
+            self.obsolete.extend(obsolete);
+        } else {
+            for o in obsolete {
+                self.storage.delete(now, o.no)?;
+            }
         }
         self.counters.compactions += 1;
         self.storage.hint(
@@ -1091,7 +1161,38 @@ impl<S: LsmStorage> LsmDb<S> {
                 output_level: j.output_level,
             },
         );
+        self.purge_obsolete(now)?;
         self.after_change(now)
+    }
+
+    fn next_version_seq(&mut self) -> u64 {
+        self.version_seq += 1;
+        self.version_seq
+    }
+
+    /// `FindObsoleteFiles` + `PurgeObsoleteFiles` at the end of a background job:
+    /// deletes the obsolete SSTs no running job pins, i.e. those that became
+    /// obsolete before every running job started.
+    pub(super) fn purge_obsolete(&mut self, now: Ns) -> Result<(), LsmError> {
+        if self.obsolete.is_empty() {
+            return Ok(());
+        }
+        let oldest_start = self
+            .flushes
+            .iter()
+            .flatten()
+            .map(|j| j.start_seq)
+            .chain(self.compactions.iter().flatten().map(|j| j.start_seq))
+            .min();
+        let pinned = |o: &ObsoleteSst| oldest_start.is_some_and(|s| s < o.obsolete_seq);
+        let (keep, gone): (Vec<ObsoleteSst>, Vec<ObsoleteSst>) =
+            self.obsolete.iter().partition(|o| pinned(o));
+        self.obsolete = keep;
+        for o in gone {
+            self.counters.obsolete_deleted_bytes += o.file_bytes;
+            self.storage.delete(now, o.no)?;
+        }
+        Ok(())
     }
 }
 

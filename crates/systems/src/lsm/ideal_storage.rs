@@ -16,6 +16,9 @@ pub struct IdealStorage {
     pub read_bytes: u64,
     pub hints: Vec<Hint>,
     pub record_hints: bool,
+    /// Deleted files, each with the number of hints recorded before its deletion
+    /// (when hints are recorded), so tests can order deletions among the hints.
+    pub deletions: Vec<(usize, FileNo)>,
 }
 
 impl IdealStorage {
@@ -29,6 +32,7 @@ impl IdealStorage {
             read_bytes: 0,
             hints: Vec::new(),
             record_hints: true,
+            deletions: Vec::new(),
         }
     }
 
@@ -86,8 +90,9 @@ impl LsmStorage for IdealStorage {
     fn delete(&mut self, _now: Ns, file: FileNo) -> Result<(), StorageError> {
         self.files
             .remove(&file)
-            .map(|_| ())
-            .ok_or_else(|| Self::missing("delete", file))
+            .ok_or_else(|| Self::missing("delete", file))?;
+        self.deletions.push((self.hints.len(), file));
+        Ok(())
     }
 
     fn hint(&mut self, _now: Ns, hint: &Hint) {

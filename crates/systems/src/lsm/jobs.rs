@@ -18,6 +18,8 @@ pub struct FlushJob {
     pub memtable_wals: Vec<FileNo>,
     pub file_bytes: u64,
     pub written_bytes: u64,
+    /// Version sequence when the job started (the Version it pins).
+    pub start_seq: u64,
     pub phase: JobPhase,
 }
 
@@ -49,6 +51,9 @@ pub struct CompactionJob {
     pub consumed_input_bytes: u64,
     pub lo: u64,
     pub hi: u64,
+    /// Version sequence when the job started (the Version it pins).
+    pub start_seq: u64,
+    pub started_ns: u64,
     pub phase: JobPhase,
 }
 

@@ -77,6 +77,18 @@ pub struct LsmOptions {
     pub file_write_chunk_bytes: u64,
     /// WAL bytes buffered before one device write (ZenFS buffers 1 MiB per file).
     pub wal_write_chunk_bytes: u64,
+    /// RocksDB deletes an SST that a compaction made obsolete only when no running
+    /// job can still use it: a compaction pins the Version it started from
+    /// (`Compaction::SetInputVersion` → `input_version_->Ref()`, released by
+    /// `c.reset()` at its end), a file leaves the obsolete list only when the last
+    /// Version holding it dies (`Version::~Version`), files numbered at or above
+    /// the oldest running job's `CaptureCurrentFileNumberInPendingOutputs` are
+    /// kept (`VersionSet::GetObsoleteFiles`), and the purge runs at the end of each
+    /// background job (`BackgroundCallCompaction` → `FindObsoleteFiles`,
+    /// `PurgeObsoleteFiles`). So an obsolete SST stays on storage until every job
+    /// that started before it became obsolete has finished. `false` deletes
+    /// compaction inputs when the compaction installs (an ablation).
+    pub defer_obsolete_deletion: bool,
     /// Key size of every record (YCSB with 24-byte keys, HHZS §2.3).
     pub key_bytes: u64,
     /// Value size of every record (HHZS §2.3: 1,000 bytes).
@@ -192,6 +204,7 @@ impl LsmOptions {
             compaction_readahead_bytes: 2 * MIB,
             file_write_chunk_bytes: MIB,
             wal_write_chunk_bytes: MIB,
+            defer_obsolete_deletion: true,
             key_bytes: 24,
             value_bytes: 1000,
             cpu: CpuCosts::default(),

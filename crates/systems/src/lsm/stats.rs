@@ -40,6 +40,9 @@ pub struct LsmCounters {
     pub cache_evictions: u64,
     /// Flushes forced because the live WAL exceeded `max_total_wal_size`.
     pub wal_full_flushes: u64,
+    /// Bytes of obsolete SSTs deleted after their compaction (when no running job
+    /// pinned them any more).
+    pub obsolete_deleted_bytes: u64,
 }
 
 /// Serialisable summary of [`LsmCounters`] over `elapsed_ns`.
@@ -126,6 +129,23 @@ pub struct LevelSamples {
     pub interval_s: f64,
     pub time_s: Vec<f64>,
     pub wal_bytes: Vec<u64>,
-    /// `level_bytes[level][sample]`.
+    /// `level_bytes[level][sample]`: the SSTs of RocksDB's current Version.
     pub level_bytes: Vec<Vec<u64>>,
+    /// `obsolete_level_bytes[level][sample]`: SSTs compactions removed from the
+    /// Version that are still on storage because running jobs pin them; a file
+    /// system that sizes levels by the files it holds (ZenFS) sees both.
+    pub obsolete_level_bytes: Vec<Vec<u64>>,
+}
+
+impl LevelSamples {
+    /// Bytes of `level` on storage at sample `i`: live plus pinned obsolete SSTs.
+    pub fn stored_level_bytes(&self, level: usize, i: usize) -> u64 {
+        self.level_bytes[level][i]
+            + self
+                .obsolete_level_bytes
+                .get(level)
+                .and_then(|v| v.get(i))
+                .copied()
+                .unwrap_or(0)
+    }
 }

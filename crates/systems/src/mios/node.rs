@@ -6,7 +6,8 @@
 //! - **User requests** arrive at their trace times. Writes are steered by the
 //!   [`Policy`]: SSD-only (the paper's Baseline), SWR (large writes to an idle HDD
 //!   when the SSD queue is long), MIOS_D or MIOS_E (Algorithm 3). Reads go where the
-//!   data is: the HDD log, the HDD's home area (after GC) or the SSD.
+//!   data is: the HDD log, the HDD's home area (after GC) or the SSD. Trims
+//!   (deleted data) go to the SSD and drop the range from the HDD log.
 //! - **SSD queue length** l(t) is the number of SSD requests submitted and not yet
 //!   completed at t (the device model computes each completion when submitted).
 //! - **BCW** writes the HDD one request at a time (QD1), sequentially at the log's
@@ -123,11 +124,22 @@ impl NodeConfig {
     }
 }
 
+/// What a user request does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserOp {
+    Read,
+    Write,
+    /// The range's data is deleted (a Pangu chunk flushed to the HDD tier and
+    /// removed from the SSD, `zonelab_workloads::pangu`): the SSD is told (Trim)
+    /// and any copy in the HDD log is dropped.
+    Trim,
+}
+
 /// One user request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UserRequest {
     pub arrival_ns: Ns,
-    pub write: bool,
+    pub op: UserOp,
     pub offset_bytes: u64,
     pub size_bytes: u64,
 }
@@ -148,6 +160,8 @@ pub struct NodeResult {
     pub policy: Policy,
     pub writes: u64,
     pub reads: u64,
+    /// Trims (deleted ranges) passed to the SSD.
+    pub trims: u64,
     pub write_latency: LatencySummary,
     pub read_latency: LatencySummary,
     /// Mean write latency per Fig. 9 size group (ns; 0 when a group is empty).
@@ -355,6 +369,7 @@ impl<'a> Node<'a> {
                 policy: cfg.policy,
                 writes: 0,
                 reads: 0,
+                trims: 0,
                 write_latency: LatencySummary::default(),
                 read_latency: LatencySummary::default(),
                 write_latency_by_size_ns: Vec::new(),
@@ -451,11 +466,14 @@ impl<'a> Node<'a> {
 
     fn arrive(&mut self, now: Ns, i: usize) -> Result<(), DeviceError> {
         let q = self.reqs[i];
+        if q.op == UserOp::Trim {
+            return self.trim(now, q);
+        }
         let l = self.ssd_queue_len(now);
         self.queue_counts[l.min(QUEUE_BUCKETS - 1)] += 1;
         self.r.max_ssd_queue_length = self.r.max_ssd_queue_length.max(l as u64);
         self.r.ssd_queue_length_sum += l as u64;
-        if !q.write {
+        if q.op == UserOp::Read {
             self.r.reads += 1;
             let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);
             let on_hdd = (first..last).any(|b| self.location.contains_key(&b));
@@ -488,6 +506,29 @@ impl<'a> Node<'a> {
             let b = l.min(QUEUE_BUCKETS - 1);
             self.ssd_queue_writes[b] += 1;
             self.ssd_queue_latency_ns[b] += lat as f64;
+        }
+        Ok(())
+    }
+
+    /// Deletes `q`'s range: a Trim to the SSD (it takes a command slot, so it
+    /// counts in l(t) while outstanding) and the range's blocks leave the HDD log.
+    fn trim(&mut self, now: Ns, q: UserRequest) -> Result<(), DeviceError> {
+        self.r.trims += 1;
+        let blocks = q.size_bytes.div_ceil(self.ssd_bb).max(1);
+        let lba = (q.offset_bytes / self.ssd_bb) % (self.ssd_blocks - blocks + 1);
+        let cmd = Command::Trim {
+            lba,
+            blocks: blocks as u32,
+        };
+        let done = self.ssd.submit(now, &cmd, Payload::SizeOnly)?.done_ns;
+        self.ssd_outstanding.push(Reverse(done));
+        if !self.location.is_empty() {
+            let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);
+            for b in first..last {
+                if let Some(Loc::Log(_)) = self.location.remove(&b) {
+                    self.log_live = self.log_live.saturating_sub(4096);
+                }
+            }
         }
         Ok(())
     }

@@ -14,11 +14,17 @@
 //! - **Copies.** The victim is scanned one read group (one multi-plane page) at a
 //!   time, die by die in turn so consecutive reads go to different dies; a group
 //!   with valid slots costs a read on its die (tR, then the channel transfer of the
-//!   valid bytes). Copies are written through the GC stream one program unit at a
-//!   time; a program starts once the reads that filled it are done, on the die
-//!   that fits best (see `place_pending`). A partial GC program unit waits in
-//!   controller DRAM (reads are served from there) and is padded and programmed by
-//!   a flush.
+//!   valid bytes). A step books all its reads first and only then the programs
+//!   of the copies (at the end of the step, or of the victim): each die runs its
+//!   operations in the order they are booked, so a program booked between two
+//!   reads would make the next read on that die wait for it, and the copy fed by
+//!   that read would wait for the read — a ratchet that ran GC one program at a
+//!   time across the whole array (measured: dies idle 87% of a GC-bound run;
+//!   `docs/mios.md`, "Scale-1 collapse"). Copies are written through the GC stream
+//!   one program unit at a time; a program starts once the reads that filled *it*
+//!   are done, on the die that fits best (see `place_pending`). A partial GC
+//!   program unit waits in controller DRAM (reads are served from there) and is
+//!   padded and programmed by a flush.
 //! - **Erase.** When a victim's scan ends, each of its blocks is erased on its die
 //!   after that die's last read, and the superblock becomes free.
 //! - **Emergency.** The last free superblock is reserved for the GC stream: if
@@ -113,10 +119,10 @@ pub(crate) struct Collector {
     gc_streams: Vec<usize>,
     /// Victims emptied since the owner last drained this list.
     pub relocations: Vec<Relocation>,
-    /// Valid slots read but not yet placed (at most a program unit plus a read
-    /// group; allocated once), and when their reads complete.
-    pending: Vec<u32>,
-    pending_ready_ns: Ns,
+    /// Valid slots read but not yet placed (at most a step's or a victim's; all
+    /// from the current victim, so all bound for `dest`), each with the time its
+    /// read completes.
+    pending: Vec<(u32, Ns)>,
 }
 
 impl Collector {
@@ -143,7 +149,6 @@ impl Collector {
             pending: Vec::with_capacity(
                 (l.units_per_program_unit + l.units_per_read_group) as usize,
             ),
-            pending_ready_ns: 0,
         }
     }
 
@@ -266,17 +271,13 @@ impl Collector {
             if valid > 0 {
                 let read_done = flash.read(ready_ns, die, valid * p.unit_bytes);
                 self.victim_read_done_ns[die_in_group as usize] = read_done;
-                self.pending_ready_ns = self.pending_ready_ns.max(read_done);
                 out.done_ns = out.done_ns.max(read_done);
                 out.read_bytes += valid * p.unit_bytes;
-                self.pending
-                    .extend((g..g + group).filter(|&s| map.lpn_at(s) != NONE));
-                let room = layout.units_per_program_unit - map.staged_units(self.dest);
-                if self.pending.len() as u32 >= room
-                    && !self.place_pending(map, flash, data, p, out)
-                {
-                    return progressed;
-                }
+                self.pending.extend(
+                    (g..g + group)
+                        .filter(|&s| map.lpn_at(s) != NONE)
+                        .map(|s| (s, read_done)),
+                );
             }
             progressed = true;
             credit -= (group as u64 - valid) as i64;
@@ -321,9 +322,9 @@ impl Collector {
         let mut pending = std::mem::take(&mut self.pending);
         let mut ok = true;
         let dest = self.dest;
-        for &slot in &pending {
+        for &(slot, read_done) in &pending {
             debug_assert_ne!(map.lpn_at(slot), NONE);
-            self.staged_ready_ns[dest] = self.staged_ready_ns[dest].max(self.pending_ready_ns);
+            self.staged_ready_ns[dest] = self.staged_ready_ns[dest].max(read_done);
             let ready = self.staged_ready_ns[dest];
             let fit = |d: u32| {
                 let free_at = flash.die_free_at_ns(d);
@@ -355,7 +356,6 @@ impl Collector {
         }
         pending.clear();
         self.pending = pending;
-        self.pending_ready_ns = 0;
         ok
     }
 

@@ -37,8 +37,8 @@
 //!   dropped without flash work.
 //! - **Reads** of data still in SLC sense with `read_us`.
 //!
-//! Not modelled (issue 22): suspending a program or erase for a read, and
-//! preferring host reads over folds.
+//! With a `[scheduling]` section (`ftl/scheduling.rs`), host reads go before a
+//! fold's queued programs and may suspend them, as they do host programs.
 
 use super::super::ssd_common::FlashSection;
 use crate::profile::{ProfileError, Validator};

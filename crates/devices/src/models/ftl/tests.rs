@@ -61,7 +61,7 @@ const SUSTAIN: Tiny = Tiny {
 
 /// 2 MiB logical (512 units), 2 dies, blocks of one program unit (12 units),
 /// 35 superblocks of 24 units: GC after a few writes.
-const MINI: Tiny = Tiny {
+pub(super) const MINI: Tiny = Tiny {
     capacity_mib: 2,
     op_percent: 60.0,
     channels: 1,
@@ -427,7 +427,7 @@ fn profile_errors_name_the_field() {
     let cases: &[(&str, &str, &str)] = &[
         (
             "block_bytes = 4096",
-            "block_bytes = 512",
+            "block_bytes = 2048",
             "capacity.block_bytes",
         ),
         (

@@ -71,7 +71,13 @@ impl ControllerSection {
 #[derive(Debug, Clone)]
 pub struct Controller {
     cores: Vec<Timeline>,
+    /// The PCIe link host → device (write data; for callers that do not use
+    /// [`dma_to_host`](Controller::dma_to_host), both directions).
     pcie: Timeline,
+    /// The PCIe link device → host (read data). PCIe is full duplex (one
+    /// differential pair per direction in every lane), so read data does not
+    /// queue behind write data fetched later, when buffer space frees.
+    pcie_to_host: Timeline,
     pub read_command_ns: Ns,
     pub write_command_ns: Ns,
     read_per_4kib_ns: Ns,
@@ -84,6 +90,7 @@ impl Controller {
         Self {
             cores: vec![Timeline::new(); c.cores as usize],
             pcie: Timeline::new(),
+            pcie_to_host: Timeline::new(),
             read_command_ns: us_to_ns(c.read_command_us),
             write_command_ns: us_to_ns(c.write_command_us),
             read_per_4kib_ns: us_to_ns(c.read_per_4kib_us),
@@ -140,6 +147,18 @@ impl Controller {
     pub fn dma(&mut self, ready_ns: Ns, bytes: u64) -> Ns {
         let d = self.pcie_ns(bytes);
         self.pcie.reserve(ready_ns, d).1
+    }
+
+    /// Reserves the device → host direction of the link for `bytes` of read
+    /// data from `ready_ns`; returns when done. A write that waits for buffer
+    /// space books its data transfer (host → device) at its admission time, which
+    /// can be far ahead under a write backlog; with one shared timeline every
+    /// read's data would queue behind it (issue 22: that, not the dies, kept
+    /// read-first reads at ~460 ms p99 under an open-loop write backlog).
+    #[inline]
+    pub fn dma_to_host(&mut self, ready_ns: Ns, bytes: u64) -> Ns {
+        let d = self.pcie_ns(bytes);
+        self.pcie_to_host.reserve(ready_ns, d).1
     }
 
     /// Mean busy fraction of the cores over `elapsed_ns`.

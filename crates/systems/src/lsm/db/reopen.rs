@@ -53,6 +53,8 @@ impl<S: LsmStorage> LsmDb<S> {
                 self.storage.delete(now, j.sst)?;
             }
         }
+        // Open deletes every file no Version references (`DeleteObsoleteFiles`).
+        self.purge_obsolete(now)?;
         self.queue = EventQueue::new();
         self.queue.advance_to(now);
         self.storage.reopened(now);

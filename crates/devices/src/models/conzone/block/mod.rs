@@ -476,6 +476,13 @@ impl ConZoneBlock {
             gc_runs: c.gc_runs + c.slc_gc_runs,
             gc_copied_bytes: (c.gc_copied_pages + c.migrated_pages) * LOGICAL_PAGE_BYTES,
             erases: ops.slc_erases + ops.regular_erases,
+            // Acknowledged (early completion) but not yet flushed.
+            buffered_write_bytes: self
+                .buffers
+                .iter()
+                .map(|(pages, _)| pages.len() as u64)
+                .sum::<u64>()
+                * LOGICAL_PAGE_BYTES,
             ..Default::default()
         };
         let (chip, chan, link) = hw.utilisation(elapsed_ns);

@@ -395,6 +395,10 @@ impl ConZone {
             erases: ops.slc_erases + ops.regular_erases,
             zone_resets: c.zone_resets,
             zone_finishes: c.zone_finishes,
+            // Acknowledged (early completion) but not yet flushed to SLC or
+            // regular blocks.
+            buffered_write_bytes: self.wb.buffers.iter().map(|b| b.pages).sum::<u64>()
+                * LOGICAL_PAGE_BYTES,
             ..Default::default()
         };
         let (chip, chan, link) = hw.utilisation(elapsed_ns);

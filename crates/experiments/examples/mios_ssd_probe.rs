@@ -1,0 +1,228 @@
+//! Counters behind `docs/mios.md` ("Scale-1 collapse"): what the SSD of a
+//! `reproduce mios` run does over time. Wraps the aged SSD in a probe that, every
+//! `--every` seconds of virtual time, prints the queue depth (submitted, not yet
+//! complete), the window's mean and largest write latency and the FTL's counters
+//! (host bytes written, GC bytes copied, free superblocks, SLC cache state).
+//!
+//!     cargo run --release -p zonelab-experiments --example mios_ssd_probe -- \
+//!         node pangu_b mios_e ssd-960evo 1.0 [append|seq] [every_s] [every_writes]
+//!     cargo run --release -p zonelab-experiments --example mios_ssd_probe -- \
+//!         fio 20 baseline ssd-960evo 1.0 [append|seq] [every_s] [every_writes]
+//!
+//! `append` ages the SSD as `reproduce mios` does (sequential fill, then one
+//! capacity of the traces' chunk-file appends); `seq` only fills it sequentially.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use zonelab_devices::{
+    open_device, Command, Completion, Device, DeviceError, DeviceInfo, DeviceStats, Payload,
+};
+use zonelab_engine::{Ns, KIB, MIB, NS_PER_S};
+use zonelab_experiments::reproduce::{mios_aged_ssd, mios_pangu_requests, MIOS_LOG_BYTES};
+use zonelab_systems::mios::node::{run_node, NodeConfig, Policy, UserOp, UserRequest};
+use zonelab_systems::mios::{profile, ProfileConfig};
+use zonelab_workloads::pangu::find_node;
+
+struct Probe {
+    inner: Box<dyn Device>,
+    outstanding: BinaryHeap<Reverse<Ns>>,
+    every_ns: Ns,
+    next_ns: Ns,
+    window_writes: u64,
+    window_lat_sum_ns: f64,
+    window_lat_max_ns: Ns,
+    /// Also sample after this many writes (the device books completions ahead of
+    /// the submission time, so a saturated run's story is in the completions).
+    every_writes: u64,
+    last_done_ns: Ns,
+    started: bool,
+}
+
+impl Probe {
+    fn print_header() {
+        println!("t_s\tqueue\twrites\tmean_ms\tmax_ms\tlast_done_s\thost_gb\tgc_copied_gb\tfree_sb\tgc_emerg\tgc_stuck\tslc_held_gb\tslc_direct_gb\tslc_folded_gb\ttrimmed_gb\tmapped_gb\tdie_util");
+    }
+
+    fn sample(&mut self, now: Ns) {
+        while let Some(&Reverse(t)) = self.outstanding.peek() {
+            if t > now {
+                break;
+            }
+            self.outstanding.pop();
+        }
+        let st = self.inner.stats(now);
+        let c = |k: &str| st.counters.get(k).copied().unwrap_or(0);
+        let gb = |b: u64| b as f64 / 1e9;
+        println!(
+            "{:.1}\t{}\t{}\t{:.3}\t{:.1}\t{:.1}\t{:.2}\t{:.2}\t{}\t{}\t{}\t{:.2}\t{:.2}\t{:.2}\t{:.2}\t{:.2}\t{:.3}",
+            now as f64 / 1e9,
+            self.outstanding.len(),
+            self.window_writes,
+            self.window_lat_sum_ns / self.window_writes.max(1) as f64 / 1e6,
+            self.window_lat_max_ns as f64 / 1e6,
+            self.last_done_ns as f64 / 1e9,
+            gb(st.host_write_bytes),
+            gb(st.gc_copied_bytes),
+            c("free_superblocks"),
+            c("gc_emergency_runs"),
+            c("gc_stuck"),
+            gb(c("slc_held_bytes")),
+            gb(c("slc_direct_written_bytes")),
+            gb(c("slc_folded_bytes")),
+            gb(c("trimmed_units") * 4096),
+            gb(c("mapped_bytes")),
+            st.utilisation.get("die").copied().unwrap_or(0.0),
+        );
+        self.window_writes = 0;
+        self.window_lat_sum_ns = 0.0;
+        self.window_lat_max_ns = 0;
+    }
+}
+
+impl Device for Probe {
+    fn info(&self) -> &DeviceInfo {
+        self.inner.info()
+    }
+
+    fn submit(
+        &mut self,
+        now_ns: Ns,
+        cmd: &Command,
+        payload: Payload<'_>,
+    ) -> Result<Completion, DeviceError> {
+        if !self.started {
+            self.started = true;
+            self.next_ns = now_ns + self.every_ns;
+        }
+        while now_ns >= self.next_ns {
+            let t = self.next_ns;
+            self.sample(t);
+            self.next_ns += self.every_ns;
+        }
+        let c = self.inner.submit(now_ns, cmd, payload)?;
+        if matches!(cmd, Command::Write { .. }) {
+            let lat = c.done_ns - now_ns;
+            self.window_writes += 1;
+            self.window_lat_sum_ns += lat as f64;
+            self.window_lat_max_ns = self.window_lat_max_ns.max(lat);
+            self.last_done_ns = c.done_ns;
+            if self.window_writes >= self.every_writes {
+                self.sample(now_ns);
+            }
+        }
+        self.outstanding.push(Reverse(c.done_ns));
+        Ok(c)
+    }
+
+    fn stats(&self, elapsed_ns: Ns) -> DeviceStats {
+        self.inner.stats(elapsed_ns)
+    }
+}
+
+/// `name` filled once sequentially (1 MiB writes), then a second idle.
+fn seq_filled(name: &str) -> Result<(Box<dyn Device>, Ns), String> {
+    let mut ssd = open_device(name).map_err(|e| e.to_string())?;
+    let blocks = (MIB / ssd.info().block_bytes as u64) as u32;
+    let mut t = 0;
+    for i in 0..ssd.info().capacity_blocks / blocks as u64 {
+        let cmd = Command::Write {
+            lba: i * blocks as u64,
+            blocks,
+        };
+        t = ssd
+            .submit(t, &cmd, Payload::SizeOnly)
+            .map_err(|e| e.to_string())?
+            .done_ns;
+    }
+    Ok((ssd, t + NS_PER_S))
+}
+
+fn main() -> Result<(), String> {
+    let a: Vec<String> = std::env::args().skip(1).collect();
+    if a.len() < 5 {
+        return Err("usage: mios_ssd_probe node|fio <node|interval_us> <policy> <ssd> <scale> [append|seq] [every_s]".into());
+    }
+    let policy = match a[2].as_str() {
+        "baseline" => Policy::SsdOnly,
+        "mios_d" => Policy::MiosD,
+        "mios_e" => Policy::MiosE,
+        p => return Err(format!("policy `{p}`: baseline, mios_d or mios_e")),
+    };
+    let scale: f64 = a[4].parse().map_err(|_| format!("scale `{}`", a[4]))?;
+    let aging = a.get(5).map_or("append", |s| s.as_str());
+    let every_s: f64 = a
+        .get(6)
+        .map_or(Ok(10.0), |s| s.parse())
+        .map_err(|_| "every_s")?;
+    let (ssd, start) = match aging {
+        "append" => mios_aged_ssd(&a[3]).map_err(|e| e.to_string())?,
+        "seq" => seq_filled(&a[3])?,
+        x => return Err(format!("aging `{x}`: append or seq")),
+    };
+    let cap = ssd.info().capacity_bytes();
+    let reqs: Vec<UserRequest> = match a[0].as_str() {
+        "node" => {
+            let node = find_node(&a[1]).ok_or(format!("node `{}`", a[1]))?;
+            mios_pangu_requests(node, scale, 1, cap, start)
+        }
+        "fio" => {
+            let iv: u64 = a[1].parse().map_err(|_| "interval_us")?;
+            let n = ((4.0 * scale * 1e6 / iv as f64) as u64).max(100);
+            (0..n)
+                .map(|i| UserRequest {
+                    arrival_ns: start + i * iv * 1_000,
+                    op: UserOp::Write,
+                    offset_bytes: (i * 32 * KIB) % (cap - 32 * KIB),
+                    size_bytes: 32 * KIB,
+                })
+                .collect()
+        }
+        m => return Err(format!("mode `{m}`: node or fio")),
+    };
+    let mut hdd = open_device("wd100efax").map_err(|e| e.to_string())?;
+    let params = profile(hdd.as_mut(), &ProfileConfig::new(64 * KIB))
+        .map_err(|e| e.to_string())?
+        .params;
+    let mut hdd = open_device("wd100efax").map_err(|e| e.to_string())?;
+    let l = if a[0] == "fio" { 1 } else { u32::MAX };
+    let cfg = NodeConfig::paper(policy, l, params, MIOS_LOG_BYTES);
+    let mut probe = Probe {
+        inner: ssd,
+        outstanding: BinaryHeap::new(),
+        every_ns: (every_s * 1e9) as Ns,
+        next_ns: 0,
+        window_writes: 0,
+        window_lat_sum_ns: 0.0,
+        window_lat_max_ns: 0,
+        every_writes: a
+            .get(7)
+            .map_or(Ok(u64::MAX), |s| s.parse())
+            .map_err(|_| "every_writes")?,
+        last_done_ns: 0,
+        started: false,
+    };
+    Probe::print_header();
+    let r = run_node(&mut probe, hdd.as_mut(), &reqs, &cfg).map_err(|e| e.to_string())?;
+    let end = r.duration_ns;
+    probe.sample(end);
+    println!(
+        "# writes {} avg {:.1} us p99 {:.1} us; redirected {} ({:.2} GB); SSD {:.2} GB",
+        r.writes,
+        r.write_latency.mean_ns / 1e3,
+        r.write_latency.p99_ns as f64 / 1e3,
+        r.hdd_user_write_requests,
+        r.hdd_user_write_bytes as f64 / 1e9,
+        r.ssd_write_bytes as f64 / 1e9
+    );
+    println!(
+        "# reads {} (HDD {}), trims {}; HDD padding {:.2} GB, syncs {}, GC runs {}, writes sent back {}",
+        r.reads,
+        r.hdd_reads,
+        r.trims,
+        r.hdd_padding_bytes as f64 / 1e9,
+        r.hdd_syncs,
+        r.hdd_gc_runs,
+        r.writes_sent_back
+    );
+    Ok(())
+}
