@@ -94,7 +94,7 @@ def bench(
     ``job`` takes ``zonelab bench``'s options: ``rw``, ``bs``, ``iodepth``,
     ``numjobs``, ``offset``, ``size``, ``io_size``, ``runtime``, ``rwmixread``,
     ``max_open_zones``, ``sample_interval``, ``precondition``, ``no_drain``,
-    ``seed``.
+    ``seed``, ``fdp_pid`` (NVMe FDP placement identifiers, ``"0,1,2,3"``).
     ``overrides`` changes profile fields by dotted name, e.g.
     ``{"flash.channels": 16}``, checked as the TOML file's values are.
 

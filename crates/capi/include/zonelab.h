@@ -375,6 +375,23 @@ int32_t zl_write(const struct ZlDevice *dev,
                  size_t len);
 
 /*
+ Writes like [`zl_write`] with an NVMe Flexible Data Placement directive: the
+ data goes to the reclaim unit handle that placement identifier `pid` names
+ (devices with an `[fdp]` profile section, e.g. `zn540-fdp`; others fail with
+ `ZL_ERR_UNSUPPORTED`). An identifier naming no handle is logged by the device
+ and written through handle 0, as NVMe FDP specifies.
+
+ # Safety
+ `dev` is a valid handle; `buf` points to `len` readable bytes.
+ */
+int32_t zl_write_placed(const struct ZlDevice *dev,
+                        uint64_t lba,
+                        uint32_t blocks,
+                        uint16_t pid,
+                        const void *buf,
+                        size_t len);
+
+/*
  Zone append: writes `blocks` blocks from `buf` at the write pointer of the
  zone starting at `zone_lba`, and stores the LBA where they landed in
  `*out_lba` (if not NULL).

@@ -290,6 +290,32 @@ pub unsafe extern "C" fn zl_write(
     })
 }
 
+/// Writes like [`zl_write`] with an NVMe Flexible Data Placement directive: the
+/// data goes to the reclaim unit handle that placement identifier `pid` names
+/// (devices with an `[fdp]` profile section, e.g. `zn540-fdp`; others fail with
+/// `ZL_ERR_UNSUPPORTED`). An identifier naming no handle is logged by the device
+/// and written through handle 0, as NVMe FDP specifies.
+///
+/// # Safety
+/// `dev` is a valid handle; `buf` points to `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn zl_write_placed(
+    dev: *const ZlDevice,
+    lba: u64,
+    blocks: u32,
+    pid: u16,
+    buf: *const c_void,
+    len: usize,
+) -> i32 {
+    guard(|| {
+        let d = device(dev)?;
+        let data = in_buf(buf, len)?;
+        d.emu
+            .submit_placed(&Command::Write { lba, blocks }, pid, Payload::Write(data))?;
+        Ok(())
+    })
+}
+
 /// Zone append: writes `blocks` blocks from `buf` at the write pointer of the
 /// zone starting at `zone_lba`, and stores the LBA where they landed in
 /// `*out_lba` (if not NULL).

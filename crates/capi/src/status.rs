@@ -90,7 +90,15 @@ impl From<DeviceError> for Failure {
             | E::Offline { .. }
             | E::NotZoneStart { .. }
             | E::ConventionalZone { .. }
-            | E::UnwrittenRead { .. } => ZL_ERR_ZONE_STATE,
+            | E::UnwrittenRead { .. }
+            | E::NoZrwa { .. }
+            | E::ZrwaAppend { .. }
+            | E::ZrwaUnaligned { .. } => ZL_ERR_ZONE_STATE,
+            E::OutsideZrwa { .. } => ZL_ERR_NOT_AT_WRITE_POINTER,
+            E::ZrwaFlushRange { .. } | E::ZrwaFlushGranularity { .. } => ZL_ERR_OUT_OF_RANGE,
+            E::NoZrwaResources { .. } => ZL_ERR_ZONE_LIMIT,
+            E::ZrwaUnsupported { .. } => ZL_ERR_UNSUPPORTED,
+            E::InvalidPlacement { .. } => ZL_ERR_INVALID_ARGUMENT,
             E::NoSpace { .. } => ZL_ERR_NO_SPACE,
             E::Io { .. } => ZL_ERR_IO,
         };

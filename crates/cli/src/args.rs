@@ -276,6 +276,11 @@ pub struct BenchArgs {
     /// buffered_write_bytes either way.
     #[arg(long)]
     pub no_drain: bool,
+    /// NVMe FDP placement identifiers the writes carry, comma-separated (e.g. 3 or
+    /// 0,1,2,3): job j writes with the j-th, cycling. Needs a device with Flexible
+    /// Data Placement (an ftl-ssd profile with an [fdp] section, e.g. zn540-fdp).
+    #[arg(long)]
+    pub fdp_pid: Option<String>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Print the results as JSON.

@@ -28,6 +28,7 @@ pub fn request_from_args(a: &BenchArgs) -> Result<BenchRequest, String> {
         precondition: a.precondition,
         no_drain: a.no_drain,
         seed: a.seed,
+        fdp_pid: a.fdp_pid.clone(),
     })
 }
 

@@ -46,5 +46,14 @@ pub fn run(a: ReplayArgs) -> Result<(), String> {
             eprintln!("zonelab: warning: {}: {w}", a.trace.display());
         }
     }
+    let ignored = result.config["record_counts"]["placement_ids_ignored"]
+        .as_u64()
+        .unwrap_or(0);
+    if ignored > 0 {
+        eprintln!(
+            "zonelab: note: {}: {ignored} placement identifier(s) not sent (on reads or trims, or the device has no Flexible Data Placement)",
+            a.trace.display()
+        );
+    }
     emit(&result, a.json, a.out.as_deref())
 }

@@ -965,6 +965,100 @@ fn ycsb_runs_a_workload_on_hybrid_storage_and_rejects_bad_input() {
     );
 }
 
+/// `reproduce placement` at its smallest scale: deterministic, every claim there,
+/// and FDP with one handle placing data exactly as the conventional FTL does.
+#[test]
+fn reproduce_placement_runs_at_small_scale_deterministically() {
+    let (_dir, d1, v, _) = reproduce_twice("placement", "0.02");
+    let ids = claim_ids(&v);
+    for id in [
+        "placement.fdp1_over_conventional_waf",
+        "placement.conventional_over_fdp2_waf",
+        "placement.fdp2_waf",
+        "placement.fdp8_over_fdp2_waf",
+        "placement.zns_over_separated_sum_waf",
+    ] {
+        assert!(ids.contains(&id), "{id} missing");
+    }
+    let ratio = claim_measured(&v, "placement.fdp1_over_conventional_waf");
+    assert!(
+        (ratio - 1.0).abs() < 0.02,
+        "FDP-1 / conventional WAF {ratio}"
+    );
+    assert!(d1.join("waf.csv").exists());
+}
+
+/// `bench --fdp-pid` and a CSV trace's placement column reach the FDP device's
+/// handles (its RUH status shows which were written); bad identifiers and
+/// devices without FDP are one-line errors.
+#[test]
+fn placement_identifiers_reach_the_fdp_handles() {
+    let v = common::json_of(&[
+        "bench",
+        "--device",
+        "zn540-fdp",
+        "--rw",
+        "randwrite",
+        "--bs",
+        "4k",
+        "--io-size",
+        "8m",
+        "--numjobs",
+        "2",
+        "--fdp-pid",
+        "2,5",
+        "--json",
+    ]);
+    let fdp = &v["fdp"];
+    assert_eq!(
+        fdp["statistics"]["host_bytes_with_metadata_written"],
+        16u64 << 20
+    );
+    let ru = fdp["config"]["reclaim_unit_bytes"].as_u64().unwrap();
+    let available = |h: usize| fdp["handles"][h]["available_bytes"].as_u64().unwrap();
+    assert!(available(2) < ru && available(5) < ru, "{fdp}");
+    assert_eq!(available(0), ru, "handle 0 was never written");
+    assert_clean_error(
+        &zonelab(&["bench", "--device", "zn540-fdp", "--fdp-pid", "8"]),
+        &["--fdp-pid: 8 names no placement handle"],
+    );
+    assert_clean_error(
+        &zonelab(&["bench", "--device", "ssd-conventional", "--fdp-pid", "0"]),
+        &["has no Flexible Data Placement"],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(
+        dir.path(),
+        "placed.csv",
+        "time_ns,op,offset_bytes,size_bytes,placement_id\n0,W,0,4096,3\n1000,W,4096,4096,3\n2000,R,0,4096,3\n",
+    );
+    let v = common::json_of(&[
+        "replay",
+        "--device",
+        "zn540-fdp",
+        "--trace",
+        &trace,
+        "--format",
+        "csv",
+        "--json",
+    ]);
+    assert!(v["fdp"]["handles"][3]["available_bytes"].as_u64().unwrap() < ru);
+    assert_eq!(v["config"]["record_counts"]["placement_ids_ignored"], 1);
+    let bad = write(dir.path(), "bad.csv", "0,W,0,4096,70000\n");
+    assert_clean_error(
+        &zonelab(&[
+            "replay",
+            "--device",
+            "zn540-fdp",
+            "--trace",
+            &bad,
+            "--format",
+            "csv",
+        ]),
+        &["placement_id", "65535"],
+    );
+}
+
 #[test]
 fn bench_prints_the_conventional_ssd_mechanism_counters() {
     // 2 KiB random reads and writes on a preconditioned `ssd-mqsim` (512-byte

@@ -15,6 +15,15 @@ pub enum ZoneAction {
     Close,
     Finish,
     Reset,
+    /// Open Zone with ZRWA allocation (the ZRWAA bit, NVMe TP4076): the zone gets a
+    /// zone random write area (`zoned/zrwa.rs`).
+    #[serde(rename = "open-zrwa")]
+    OpenZrwa,
+    /// Flush Explicit ZRWA Range (Zone Management Send action 11h): commits the
+    /// zone's ZRWA up to and including the LBA given in `zone_lba` (for this action
+    /// NVMe's SLBA names the last LBA to flush, not the zone start).
+    #[serde(rename = "flush-zrwa")]
+    FlushZrwa,
 }
 
 /// A host command.
@@ -74,6 +83,14 @@ impl Command {
                 action: ZoneAction::Reset,
                 ..
             } => "zone-reset",
+            Command::Zone {
+                action: ZoneAction::OpenZrwa,
+                ..
+            } => "zone-open-zrwa",
+            Command::Zone {
+                action: ZoneAction::FlushZrwa,
+                ..
+            } => "zrwa-flush",
         }
     }
 

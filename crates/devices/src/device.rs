@@ -3,6 +3,7 @@
 
 use crate::command::{Command, Completion, Payload};
 use crate::error::DeviceError;
+use crate::fdp::FdpReport;
 use crate::zoned::ZoneDescriptor;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -111,6 +112,41 @@ pub trait Device {
         cmd: &Command,
         payload: Payload<'_>,
     ) -> Result<Completion, DeviceError>;
+
+    /// Submits a write carrying an NVMe data placement directive (DTYPE = Data
+    /// Placement, DSPEC = `placement_id`, see [`crate::fdp`]). On a device with
+    /// Flexible Data Placement the data goes to the reclaim unit the identifier's
+    /// handle references; devices without it reject the directive.
+    fn submit_placed(
+        &mut self,
+        now_ns: Ns,
+        cmd: &Command,
+        placement_id: u16,
+        payload: Payload<'_>,
+    ) -> Result<Completion, DeviceError> {
+        let _ = (now_ns, cmd, placement_id, payload);
+        Err(DeviceError::Unsupported {
+            command: "write with a data placement directive (FDP)",
+            device: self.info().name.clone(),
+        })
+    }
+
+    /// Flexible Data Placement configuration, statistics, events and handle
+    /// status; `None` for devices without FDP.
+    fn fdp(&self) -> Option<FdpReport> {
+        None
+    }
+
+    /// Reclaim Unit Handle Update (I/O Management Send): each placement
+    /// identifier's handle moves to an empty reclaim unit; a reclaim unit left
+    /// not fully written is logged as an event.
+    fn fdp_update(&mut self, now_ns: Ns, placement_ids: &[u16]) -> Result<Completion, DeviceError> {
+        let _ = (now_ns, placement_ids);
+        Err(DeviceError::Unsupported {
+            command: "reclaim unit handle update (FDP)",
+            device: self.info().name.clone(),
+        })
+    }
 
     /// Report zones: up to `max` descriptors from zone `first`. Block devices return
     /// [`DeviceError::Unsupported`].

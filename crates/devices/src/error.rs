@@ -67,6 +67,51 @@ pub enum DeviceError {
         lba: Lba,
         write_pointer: Lba,
     },
+    #[error("zone {zone}: the namespace has no zone random write area (ZRWA) support")]
+    ZrwaUnsupported { zone: u32 },
+    #[error("zone {zone}: no ZRWA resource is free (all {limit} are allocated to other zones)")]
+    NoZrwaResources { zone: u32, limit: u32 },
+    #[error("zone {zone}: cannot allocate a ZRWA while the write pointer {write_pointer} is not a multiple of the flush granularity ({granularity_blocks} blocks) from the zone start")]
+    ZrwaUnaligned {
+        zone: u32,
+        write_pointer: Lba,
+        granularity_blocks: u64,
+    },
+    #[error("zone {zone}: write of {blocks} blocks at LBA {lba} is outside the ZRWA and its implicit flush range [{write_pointer}, {range_end})")]
+    OutsideZrwa {
+        zone: u32,
+        lba: Lba,
+        blocks: u32,
+        write_pointer: Lba,
+        range_end: Lba,
+    },
+    #[error(
+        "zone {zone}: {command} needs a zone with a ZRWA (open it with ZRWA allocation first)"
+    )]
+    NoZrwa { zone: u32, command: &'static str },
+    #[error(
+        "zone {zone}: zone append is not allowed on a zone with a ZRWA (invalid zone operation)"
+    )]
+    ZrwaAppend { zone: u32 },
+    #[error("zone {zone}: ZRWA flush up to LBA {lba} is outside the ZRWA [{write_pointer}, {window_end})")]
+    ZrwaFlushRange {
+        zone: u32,
+        lba: Lba,
+        write_pointer: Lba,
+        window_end: Lba,
+    },
+    #[error("zone {zone}: ZRWA flush of {blocks} blocks is not a multiple of the flush granularity ({granularity_blocks} blocks)")]
+    ZrwaFlushGranularity {
+        zone: u32,
+        blocks: u64,
+        granularity_blocks: u64,
+    },
+    #[error("placement identifier {placement_id} names no reclaim unit handle (the device has {reclaim_groups} reclaim group(s) and {handles} placement handle(s))")]
+    InvalidPlacement {
+        placement_id: u16,
+        reclaim_groups: u32,
+        handles: u32,
+    },
     #[error("{command}: the device has no free space left to write (over-provisioning exhausted)")]
     NoSpace { command: &'static str },
     /// Emulation mode only: reading or writing the payload's backing file failed

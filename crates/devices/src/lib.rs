@@ -4,6 +4,8 @@
 //! - [`command`]: the host commands (block and zoned) and completions.
 //! - [`zoned`]: the NVMe ZNS / ZBC zone rules, shared by every zoned model.
 //! - [`device`]: the [`Device`] trait and what devices report.
+//! - [`fdp`]: NVMe Flexible Data Placement as the host sees it (placement
+//!   identifiers, log pages, events).
 //! - [`models`]: the device models, chosen by a profile's `model` field.
 //! - [`profile`]: finding, parsing and validating profiles.
 //! - [`profile_overrides`]: changing profile fields by dotted path (`--set`).
@@ -12,6 +14,7 @@ pub mod block_store;
 pub mod command;
 pub mod device;
 pub mod error;
+pub mod fdp;
 pub mod models;
 pub mod profile;
 pub mod profile_overrides;

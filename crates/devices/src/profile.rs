@@ -20,6 +20,10 @@ pub const BUILTIN_PROFILES: &[(&str, &str)] = &[
         "ssd-conventional",
         include_str!("../../../profiles/ssd-conventional.toml"),
     ),
+    (
+        "zn540-fdp",
+        include_str!("../../../profiles/zn540-fdp.toml"),
+    ),
     ("ef-smr", include_str!("../../../profiles/ef-smr.toml")),
     (
         "conzone-tlc",

@@ -5,6 +5,7 @@
 
 use proptest::prelude::*;
 use zonelab_devices::command::{Command, Payload, ZoneAction};
+use zonelab_devices::zoned::zrwa::Committed;
 use zonelab_devices::zoned::{ZoneDescriptor, ZoneLayout, ZoneSet, ZoneState, ZoneType, ZoneWrite};
 use zonelab_devices::{open_device, Device, DeviceError};
 
@@ -343,7 +344,13 @@ fn transition_table_every_state_times_every_action() {
                                     zone: TZ,
                                     lba: TSTART + old_wp_off,
                                     filled: false,
-                                    implicitly_closed: None
+                                    implicitly_closed: None,
+                                    fresh_blocks: (wp_off - old_wp_off) as u32,
+                                    committed: Committed {
+                                        blocks: wp_off - old_wp_off,
+                                        holes: 0
+                                    },
+                                    zrwa: false,
                                 },
                                 "{ctx}"
                             );
@@ -459,7 +466,13 @@ fn writes_reaching_capacity_make_the_zone_full_and_release_it() {
                     zone: TZ,
                     lba: TSTART + 5,
                     filled: true,
-                    implicitly_closed: None
+                    implicitly_closed: None,
+                    fresh_blocks: (TCAP - 5) as u32,
+                    committed: Committed {
+                        blocks: TCAP - 5,
+                        holes: 0
+                    },
+                    zrwa: false,
                 }
             );
             assert_eq!(s.state(TZ), ZoneState::Full);
@@ -513,6 +526,7 @@ fn conventional_zone_accepts_random_writes() {
             size_blocks: 16,
             capacity_blocks: 16,
             write_pointer: u64::MAX,
+            zrwa: false,
         }
     );
     assert_eq!(s.zone_type(1), ZoneType::SequentialWriteRequired);
@@ -524,7 +538,10 @@ fn conventional_zone_accepts_random_writes() {
                 zone: 0,
                 lba,
                 filled: false,
-                implicitly_closed: None
+                implicitly_closed: None,
+                fresh_blocks: n,
+                committed: Committed::default(),
+                zrwa: false,
             }
         );
         assert_eq!(
@@ -1581,6 +1598,7 @@ impl Model {
                     size_blocks: self.size,
                     capacity_blocks: if conv { self.size } else { self.cap },
                     write_pointer: if conv { u64::MAX } else { z.wp },
+                    zrwa: false,
                 }
             })
             .collect()

@@ -19,7 +19,8 @@ use zonelab_devices::{
     ZoneAction,
 };
 
-/// Submits `cmd` to `device` (size-only) and moves the payload bytes to or from
+/// Submits `cmd` to `device` (size-only; a write with `placement_id` carries that
+/// FDP placement directive) and moves the payload bytes to or from
 /// `b`; keeps the zone mirror current and saves it on Flush.
 pub(crate) fn submit_with_backing<D: ?Sized + Device>(
     b: &mut Backing,
@@ -28,9 +29,13 @@ pub(crate) fn submit_with_backing<D: ?Sized + Device>(
     now_ns: u64,
     cmd: &Command,
     payload: Payload<'_>,
+    placement_id: Option<u16>,
 ) -> Result<Completion, DeviceError> {
     check_payload(cmd, &payload, info.block_bytes)?;
-    let c = device.submit(now_ns, cmd, Payload::SizeOnly)?;
+    let c = match placement_id {
+        Some(pid) => device.submit_placed(now_ns, cmd, pid, Payload::SizeOnly)?,
+        None => device.submit(now_ns, cmd, Payload::SizeOnly)?,
+    };
     let path = b.path().display().to_string();
     let io = |e: std::io::Error| DeviceError::Io {
         command: cmd.name(),
@@ -129,7 +134,30 @@ impl Device for BackedDevice {
             now_ns,
             cmd,
             payload,
+            None,
         )
+    }
+
+    fn submit_placed(
+        &mut self,
+        now_ns: u64,
+        cmd: &Command,
+        placement_id: u16,
+        payload: Payload<'_>,
+    ) -> Result<Completion, DeviceError> {
+        submit_with_backing(
+            &mut self.backing,
+            &mut *self.device,
+            &self.info,
+            now_ns,
+            cmd,
+            payload,
+            Some(placement_id),
+        )
+    }
+
+    fn fdp(&self) -> Option<zonelab_devices::fdp::FdpReport> {
+        self.device.fdp()
     }
 
     fn report_zones(&self, first: u32, max: u32) -> Result<Vec<ZoneDescriptor>, DeviceError> {

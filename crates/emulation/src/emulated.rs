@@ -266,15 +266,40 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
         cmd: &Command,
         payload: Payload<'_>,
     ) -> Result<EmulatedCompletion, DeviceError> {
+        self.submit_nowait_placed(cmd, payload, None)
+    }
+
+    /// Like [`submit`](Self::submit) for a write carrying NVMe FDP placement
+    /// identifier `placement_id` ([`Device::submit_placed`]).
+    pub fn submit_placed(
+        &self,
+        cmd: &Command,
+        placement_id: u16,
+        payload: Payload<'_>,
+    ) -> Result<EmulatedCompletion, DeviceError> {
+        let c = self.submit_nowait_placed(cmd, payload, Some(placement_id))?;
+        self.pacer.wait_until(c.deadline);
+        Ok(c)
+    }
+
+    /// [`submit_nowait`](Self::submit_nowait), with a placement directive when
+    /// `placement_id` is given.
+    fn submit_nowait_placed(
+        &self,
+        cmd: &Command,
+        payload: Payload<'_>,
+        placement_id: Option<u16>,
+    ) -> Result<EmulatedCompletion, DeviceError> {
         let mut inner = self.lock();
         // Take the virtual `now` inside the lock, so requests reach the model in
         // non-decreasing virtual time.
         let wall_now = Instant::now();
         let now_ns = self.virtual_at(wall_now).max(inner.last_now_ns);
         inner.last_now_ns = now_ns;
-        let result = match inner.backing.is_some() {
-            false => inner.device.submit(now_ns, cmd, payload),
-            true => self.submit_backed(&mut inner, now_ns, cmd, payload),
+        let result = match (inner.backing.is_some(), placement_id) {
+            (false, None) => inner.device.submit(now_ns, cmd, payload),
+            (false, Some(pid)) => inner.device.submit_placed(now_ns, cmd, pid, payload),
+            (true, _) => self.submit_backed(&mut inner, now_ns, cmd, payload, placement_id),
         };
         let completion = match result {
             Ok(c) => c,
@@ -312,12 +337,21 @@ impl<D: ?Sized + Device> EmulatedDevice<D> {
         now_ns: u64,
         cmd: &Command,
         payload: Payload<'_>,
+        placement_id: Option<u16>,
     ) -> Result<zonelab_devices::Completion, DeviceError> {
         let Inner {
             backing, device, ..
         } = inner;
         match backing.as_mut() {
-            Some(b) => submit_with_backing(b, &mut **device, &self.info, now_ns, cmd, payload),
+            Some(b) => submit_with_backing(
+                b,
+                &mut **device,
+                &self.info,
+                now_ns,
+                cmd,
+                payload,
+                placement_id,
+            ),
             None => device.submit(now_ns, cmd, payload),
         }
     }

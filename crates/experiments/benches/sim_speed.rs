@@ -3,6 +3,8 @@
 //! - random 4 KiB writes on `ssd-conventional` with GC active (target ≥ 1 M/s);
 //! - random 4 KiB writes on a full `ssd-660p`, its SLC cache folding in the write
 //!   path (the `ftl-ssd` SLC cache, issue #21; same target);
+//! - random 4 KiB writes on `zn540-fdp` through four FDP placement handles (one
+//!   per job) with GC active (issue #20; same target).
 //! - random 4 KiB reads and writes (50/50) on an aged `ssd-mqsim`, GC active, the
 //!   2 MiB mapping cache missing and programs suspended for reads (issue #22;
 //!   same target).
@@ -12,7 +14,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use zonelab_devices::open_device;
-use zonelab_experiments::bench::{run_bench, BenchOptions};
+use zonelab_experiments::bench::{run_bench, BenchOptions, PlacementIds};
 use zonelab_workloads::job::{JobSpec, RwMode};
 
 const REQUESTS: u64 = 1_000_000;
@@ -137,6 +139,57 @@ fn ftl_slc_cache_writes(c: &mut Criterion) {
     g.finish();
 }
 
+fn ftl_fdp_writes_with_gc(c: &mut Criterion) {
+    let mut g = c.benchmark_group("zn540-fdp");
+    g.sample_size(10);
+    // Four tenants (jobs), each with its own region and placement handle; filled,
+    // then aged with half a capacity of random writes so GC is active.
+    let mut aged = open_device("zn540-fdp").expect("built-in profile");
+    let capacity = aged.info().capacity_bytes();
+    let placed = BenchOptions {
+        placement_ids: PlacementIds::new(&[0, 1, 2, 3]).expect("four identifiers"),
+        ..BenchOptions::default()
+    };
+    let fill = JobSpec {
+        rw: RwMode::Write,
+        block_size_bytes: 1 << 20,
+        iodepth: 2,
+        numjobs: 4,
+        ..JobSpec::default()
+    };
+    run_bench(aged.as_mut(), &fill, &placed, None).expect("fill");
+    let random = |io_bytes: u64| JobSpec {
+        rw: RwMode::RandWrite,
+        block_size_bytes: 4096,
+        iodepth: 8,
+        numjobs: 4,
+        io_size_bytes: Some(io_bytes / 4),
+        ..JobSpec::default()
+    };
+    run_bench(aged.as_mut(), &random(capacity / 2), &placed, None).expect("age");
+    g.throughput(Throughput::Elements(REQUESTS));
+    g.bench_function("rand_write_4k_qd32_4_handles_gc_active", |b| {
+        let mut seed = 1;
+        b.iter(|| {
+            seed += 1;
+            let gc_runs_before = aged.stats(0).gc_runs;
+            let r = run_bench(
+                aged.as_mut(),
+                &random(REQUESTS * 4096),
+                &BenchOptions { seed, ..placed },
+                None,
+            )
+            .expect("bench runs");
+            assert_eq!(r.ops, REQUESTS);
+            assert!(
+                r.device_stats.gc_runs > gc_runs_before,
+                "GC must be active while timed"
+            );
+        })
+    });
+    g.finish();
+}
+
 fn ftl_map_cache_and_suspension(c: &mut Criterion) {
     let mut g = c.benchmark_group("ssd-mqsim");
     g.sample_size(10);
@@ -201,6 +254,7 @@ criterion_group!(
     zns_sequential_zone_writes,
     ftl_random_writes_with_gc,
     ftl_slc_cache_writes,
+    ftl_fdp_writes_with_gc,
     ftl_map_cache_and_suspension
 );
 criterion_main!(benches);

@@ -24,6 +24,43 @@ pub enum BenchError {
     },
 }
 
+/// Most placement identifiers a bench run takes (one per job, cycling).
+pub const MAX_PLACEMENT_IDS: usize = 16;
+
+/// NVMe FDP placement identifiers a bench run's writes carry (`--fdp-pid`): job
+/// `j` writes with the `j`-th, cycling through the list. (fio's `fdp_pli` picks
+/// one per write within a job instead; per-job handles model tenants.)
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlacementIds {
+    ids: [u16; MAX_PLACEMENT_IDS],
+    len: u8,
+}
+
+impl PlacementIds {
+    /// A list of 1 to [`MAX_PLACEMENT_IDS`] identifiers.
+    pub fn new(ids: &[u16]) -> Result<Self, String> {
+        if ids.is_empty() || ids.len() > MAX_PLACEMENT_IDS {
+            return Err(format!(
+                "{} placement identifiers given; 1 to {MAX_PLACEMENT_IDS} are allowed",
+                ids.len()
+            ));
+        }
+        let mut p = Self::default();
+        p.ids[..ids.len()].copy_from_slice(ids);
+        p.len = ids.len() as u8;
+        Ok(p)
+    }
+
+    pub fn as_slice(&self) -> &[u16] {
+        &self.ids[..self.len as usize]
+    }
+
+    /// The identifier job `job` writes with, if any were given.
+    pub fn for_job(&self, job: u32) -> Option<u16> {
+        (self.len > 0).then(|| self.ids[job as usize % self.len as usize])
+    }
+}
+
 /// Options of a bench run besides the job itself.
 #[derive(Debug, Clone, Copy)]
 pub struct BenchOptions {
@@ -36,6 +73,8 @@ pub struct BenchOptions {
     /// Flush the device's write buffers after the last completion, so device
     /// statistics describe data on the media (the CLI's default; `--no-drain`).
     pub drain_at_end: bool,
+    /// FDP placement identifiers the jobs' writes carry (none: plain writes).
+    pub placement_ids: PlacementIds,
 }
 
 impl Default for BenchOptions {
@@ -45,6 +84,7 @@ impl Default for BenchOptions {
             series_interval_ns: 100 * NS_PER_MS,
             start_ns: 0,
             drain_at_end: false,
+            placement_ids: PlacementIds::default(),
         }
     }
 }
@@ -90,6 +130,7 @@ pub fn run_bench(
                 &mut queue,
                 &mut rec,
                 block_bytes,
+                opts.placement_ids.for_job(j),
             )?;
         }
     }
@@ -113,13 +154,17 @@ pub fn run_bench(
                 &mut queue,
                 &mut rec,
                 block_bytes,
+                opts.placement_ids.for_job(j),
             )?;
         }
     }
     if let Some(p) = progress.as_mut() {
         p(done_bytes, planned);
     }
-    let config = serde_json::to_value(spec).expect("job spec serialises");
+    let mut config = serde_json::to_value(spec).expect("job spec serialises");
+    if !opts.placement_ids.as_slice().is_empty() {
+        config["fdp_pids"] = serde_json::json!(opts.placement_ids.as_slice());
+    }
     let drained_ns = if opts.drain_at_end {
         Some(crate::run_result::drain(device, rec.last_done_ns).map_err(BenchError::Drain)?)
     } else {
@@ -128,7 +173,9 @@ pub fn run_bench(
     Ok(rec.finish_drained("bench", opts.seed, config, device, drained_ns))
 }
 
-/// Issues the job's next step at `now` (a zone reset first if the step needs one).
+/// Issues the job's next step at `now` (a zone reset first if the step needs one);
+/// writes carry `placement_id` when given.
+#[allow(clippy::too_many_arguments)]
 fn issue(
     device: &mut dyn Device,
     stream: &mut JobStream,
@@ -137,17 +184,18 @@ fn issue(
     queue: &mut EventQueue<(u32, Ns, OpClass, u64)>,
     rec: &mut Recorder,
     block_bytes: u64,
+    placement_id: Option<u16>,
 ) -> Result<(), BenchError> {
     let Some(step) = stream.next_step() else {
         return Ok(());
     };
     let mut at = now;
     if let Some(zone_lba) = step.reset_zone_first {
-        let c = submit(device, job, at, &reset_command(zone_lba))?;
+        let c = submit(device, job, at, &reset_command(zone_lba), None)?;
         rec.job_zone_resets += 1;
         at = c;
     }
-    let done = submit(device, job, at, &step.cmd)?;
+    let done = submit(device, job, at, &step.cmd, placement_id)?;
     let class = match step.cmd {
         Command::Read { .. } => OpClass::Read,
         Command::Write { .. } | Command::Append { .. } => OpClass::Write,
@@ -160,21 +208,29 @@ fn issue(
     Ok(())
 }
 
-fn submit(device: &mut dyn Device, job: u32, at: Ns, cmd: &Command) -> Result<Ns, BenchError> {
+fn submit(
+    device: &mut dyn Device,
+    job: u32,
+    at: Ns,
+    cmd: &Command,
+    placement_id: Option<u16>,
+) -> Result<Ns, BenchError> {
     let lba = match *cmd {
         Command::Read { lba, .. } | Command::Write { lba, .. } | Command::Trim { lba, .. } => lba,
         Command::Append { zone_lba, .. } | Command::Zone { zone_lba, .. } => zone_lba,
         Command::Flush => 0,
     };
-    device
-        .submit(at, cmd, Payload::SizeOnly)
-        .map(|c| c.done_ns)
-        .map_err(|source| BenchError::Device {
-            job,
-            command: cmd.name(),
-            lba,
-            source,
-        })
+    match (cmd, placement_id) {
+        (Command::Write { .. }, Some(pid)) => device.submit_placed(at, cmd, pid, Payload::SizeOnly),
+        _ => device.submit(at, cmd, Payload::SizeOnly),
+    }
+    .map(|c| c.done_ns)
+    .map_err(|source| BenchError::Device {
+        job,
+        command: cmd.name(),
+        lba,
+        source,
+    })
 }
 
 /// Idle time between preconditioning and the measured run, as between two fio runs:

@@ -117,6 +117,10 @@ pub enum ReplayError {
     Drain(DeviceError),
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// What the replay did to the trace's records, reported alongside the results.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct ReplayCounts {
@@ -130,6 +134,10 @@ pub struct ReplayCounts {
     /// with `allow_unsorted`; in closed loop their order does not matter).
     pub unsorted_records: u64,
     pub folded_to_capacity: u64,
+    /// Placement identifiers not sent: on records other than writes, or because
+    /// the device has no Flexible Data Placement (reported only when non-zero).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub placement_ids_ignored: u64,
     /// The latest record time seen (relative to the first record, unscaled): the
     /// trace's time span, for the plausibility warning of the CLI.
     pub trace_span_ns: u64,
@@ -140,6 +148,10 @@ pub trait RecordSource {
     fn next_record(&mut self) -> Option<Result<TraceRecord, TraceError>>;
     /// Position of the last record, for error messages (a file's line number).
     fn position(&self) -> u64;
+    /// The NVMe FDP placement identifier of the last record, if it had one.
+    fn placement_id(&self) -> Option<u16> {
+        None
+    }
     /// Name for error messages (a file's path).
     fn source_name(&self) -> String;
     /// Records so far whose time is earlier than their predecessor's.
@@ -158,6 +170,9 @@ impl<R: BufRead> RecordSource for TraceReader<R> {
     }
     fn position(&self) -> u64 {
         self.line_number()
+    }
+    fn placement_id(&self) -> Option<u16> {
+        TraceReader::placement_id(self)
     }
     fn source_name(&self) -> String {
         self.path().display().to_string()
@@ -209,12 +224,15 @@ impl<I: Iterator<Item = TraceRecord>> RecordSource for GeneratedTrace<I> {
     }
 }
 
-/// A trace record turned into a device command: its record, command and position.
-type Converted = (TraceRecord, Command, u64);
+/// A trace record turned into a device command: its record, command, position and
+/// the placement identifier a write carries (`None` for plain commands).
+type Converted = (TraceRecord, Command, u64, Option<u16>);
 
 /// Turns trace records into device commands: widened to whole blocks, folded when
 /// asked, zero-size records skipped; counts what it did.
 struct Converter {
+    /// The device takes placement identifiers (it has FDP).
+    placement: bool,
     block_bytes: u64,
     capacity_blocks: u64,
     fold: bool,
@@ -226,6 +244,7 @@ struct Converter {
 impl Converter {
     fn new(device: &dyn Device, opts: &ReplayOptions, path: String) -> Self {
         Self {
+            placement: device.fdp().is_some(),
             block_bytes: device.info().block_bytes as u64,
             capacity_blocks: device.info().capacity_blocks,
             fold: opts.fold_to_capacity,
@@ -250,6 +269,7 @@ impl Converter {
             counts.records += 1;
             counts.trace_span_ns = counts.trace_span_ns.max(r.time_ns);
             let line = reader.position();
+            let pid = reader.placement_id();
             if r.size_bytes == 0 {
                 counts.skipped_zero_size += 1;
                 continue;
@@ -278,7 +298,17 @@ impl Converter {
                 TraceOp::Write => Command::Write { lba: first, blocks },
                 TraceOp::Trim => Command::Trim { lba: first, blocks },
             };
-            return Ok(Some((r, cmd, line)));
+            // Placement identifiers go with writes to a device with FDP; elsewhere
+            // they are counted as ignored (the same trace replays on any device).
+            let pid = match (r.op, pid) {
+                (TraceOp::Write, Some(p)) if self.placement => Some(p),
+                (_, Some(_)) => {
+                    counts.placement_ids_ignored += 1;
+                    None
+                }
+                _ => None,
+            };
+            return Ok(Some((r, cmd, line, pid)));
         }
     }
 }
@@ -317,28 +347,34 @@ pub fn run_replay<S: RecordSource>(
     let start_ns = opts.start_ns;
     let mut rec = Recorder::new(opts.series_interval_ns, start_ns);
     let mut conv = Converter::new(device, opts, path.clone());
-    let submit =
-        |device: &mut dyn Device, at: Ns, cmd: &Command, line: u64| -> Result<Ns, ReplayError> {
-            device
-                .submit(at, cmd, Payload::SizeOnly)
-                .map(|c| c.done_ns)
-                .map_err(|source| {
-                    let (lba, blocks) = match *cmd {
-                        Command::Read { lba, blocks }
-                        | Command::Write { lba, blocks }
-                        | Command::Trim { lba, blocks } => (lba, blocks as u64),
-                        _ => (0, 0),
-                    };
-                    ReplayError::Device {
-                        path: path.clone(),
-                        line,
-                        command: cmd.name(),
-                        lba,
-                        blocks,
-                        source,
-                    }
-                })
-        };
+    let submit = |device: &mut dyn Device,
+                  at: Ns,
+                  cmd: &Command,
+                  line: u64,
+                  pid: Option<u16>|
+     -> Result<Ns, ReplayError> {
+        match pid {
+            Some(p) => device.submit_placed(at, cmd, p, Payload::SizeOnly),
+            None => device.submit(at, cmd, Payload::SizeOnly),
+        }
+        .map(|c| c.done_ns)
+        .map_err(|source| {
+            let (lba, blocks) = match *cmd {
+                Command::Read { lba, blocks }
+                | Command::Write { lba, blocks }
+                | Command::Trim { lba, blocks } => (lba, blocks as u64),
+                _ => (0, 0),
+            };
+            ReplayError::Device {
+                path: path.clone(),
+                line,
+                command: cmd.name(),
+                lba,
+                blocks,
+                source,
+            }
+        })
+    };
     let class_of = |cmd: &Command| match cmd {
         Command::Read { .. } => OpClass::Read,
         Command::Write { .. } => OpClass::Write,
@@ -347,7 +383,7 @@ pub fn run_replay<S: RecordSource>(
     match opts.mode {
         ReplayMode::OpenLoop { speed } => {
             let mut last_arrival: Ns = start_ns;
-            while let Some((r, cmd, line)) = conv.next(reader)? {
+            while let Some((r, cmd, line, pid)) = conv.next(reader)? {
                 let mut arrival = scaled_arrival(start_ns, r.time_ns, speed).ok_or_else(|| {
                     let scaled_ns = r.time_ns as f64 / speed;
                     ReplayError::SpeedOverflow {
@@ -364,7 +400,7 @@ pub fn run_replay<S: RecordSource>(
                     arrival = last_arrival;
                 }
                 last_arrival = arrival;
-                let done = submit(device, arrival, &cmd, line)?;
+                let done = submit(device, arrival, &cmd, line, pid)?;
                 rec.record(class_of(&cmd), cmd.data_blocks() as u64 * bb, arrival, done);
                 if conv.counts.records % 65_536 == 0 {
                     if let Some(p) = progress.as_mut() {
@@ -377,8 +413,8 @@ pub fn run_replay<S: RecordSource>(
             let mut queue: EventQueue<(Ns, OpClass, u64)> = EventQueue::with_capacity(qd as usize);
             queue.advance_to(start_ns);
             for _ in 0..qd {
-                if let Some((_, cmd, line)) = conv.next(reader)? {
-                    let done = submit(device, start_ns, &cmd, line)?;
+                if let Some((_, cmd, line, pid)) = conv.next(reader)? {
+                    let done = submit(device, start_ns, &cmd, line, pid)?;
                     queue.schedule(
                         done,
                         (start_ns, class_of(&cmd), cmd.data_blocks() as u64 * bb),
@@ -387,8 +423,8 @@ pub fn run_replay<S: RecordSource>(
             }
             while let Some((now, (submitted, class, bytes))) = queue.pop() {
                 rec.record(class, bytes, submitted, now);
-                if let Some((_, cmd, line)) = conv.next(reader)? {
-                    let done = submit(device, now, &cmd, line)?;
+                if let Some((_, cmd, line, pid)) = conv.next(reader)? {
+                    let done = submit(device, now, &cmd, line, pid)?;
                     queue.schedule(done, (now, class_of(&cmd), cmd.data_blocks() as u64 * bb));
                 }
                 if conv.counts.records % 65_536 == 0 {

@@ -71,6 +71,9 @@ pub struct RunResult {
     pub drain_done_ns: Option<Ns>,
     /// Throughput over virtual time, MiB/s per interval.
     pub throughput_series: ThroughputSeries,
+    /// Flexible Data Placement log pages and handle status, on devices with FDP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fdp: Option<zonelab_devices::fdp::FdpReport>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -165,6 +168,7 @@ impl Recorder {
             device.stats(elapsed),
         );
         r.drain_done_ns = drained_ns;
+        r.fdp = device.fdp();
         r
     }
 
@@ -220,6 +224,7 @@ impl Recorder {
             job_zone_resets: self.job_zone_resets,
             device_stats,
             drain_done_ns: None,
+            fdp: None,
             throughput_series: ThroughputSeries {
                 interval_ns: self.series.interval_ns,
                 mib_s,

@@ -67,7 +67,14 @@ fn plain_csv_malformed_lines() {
     use FieldProblem::*;
     let csv = TraceFormat::Csv;
     assert_field_count(&error_of("# c\n0,W,0,4096\n\n1,W,0\n", csv), 4, 4, 3);
-    assert_field_count(&error_of("0,W,0,4096,9\n", csv), 1, 4, 5);
+    // A fifth column is the optional FDP placement identifier; six are too many.
+    assert_field_count(&error_of("0,W,0,4096,9,1\n", csv), 1, 4, 6);
+    assert_field(
+        &error_of("0,W,0,4096,70000\n", csv),
+        1,
+        "placement_id",
+        AboveMax { max: 65535 },
+    );
     assert_field_count(&error_of("0 W 0 4096\n", csv), 1, 4, 1);
     assert_field(
         &error_of("0,W,0,4096\nx1,W,0,4096\n", csv),

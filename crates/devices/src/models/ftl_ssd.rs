@@ -55,7 +55,18 @@
 //!   count in WAF.
 //! - **Payloads**, when given, are stored per *physical* slot, so GC moves them and
 //!   reading them back through the mapping checks the mapping.
+//! - **Flexible Data Placement** (optional `[fdp]` section, `ftl/fdp.rs`): reclaim
+//!   groups, reclaim unit handles with one write stream per (group, handle), GC
+//!   per group keeping each handle's isolation, FDP statistics and events. Writes
+//!   name their handle with a placement identifier ([`Device::submit_placed`]);
+//!   plain writes use handle 0 of group 0. Without the section the FTL is the
+//!   one-group, one-handle case: a host stream and a GC stream.
 
+#[path = "ftl/fdp.rs"]
+mod fdp;
+#[cfg(test)]
+#[path = "ftl/fdp_tests.rs"]
+mod fdp_tests;
 #[path = "ftl/gc.rs"]
 mod gc;
 #[path = "ftl/lba_format.rs"]
@@ -96,12 +107,15 @@ use crate::block_store::BlockStore;
 use crate::command::{Command, Completion, Payload};
 use crate::device::{check_block_range, check_payload, Device, DeviceInfo, DeviceStats};
 use crate::error::DeviceError;
+use crate::fdp::FdpReport;
 use crate::profile::{parse_as, ProfileError, ProfileSource, Validator};
+pub use fdp::FdpSection;
+use fdp::FdpState;
 use gc::{Collector, GcOutcome, GcParams};
 use lba_format::{LbaFormat, UnitSpan};
 use map_cache::MapCache;
 pub use map_cache::MappingCacheSection;
-use mapping::{Layout, Mapping, HOST, NONE};
+use mapping::{Layout, Mapping, HOST, HOST_AND_GC, NONE};
 pub use scheduling::SchedulingSection;
 use serde::Deserialize;
 use slc_cache::SlcCache;
@@ -127,6 +141,9 @@ pub struct FtlSsdProfile {
     /// An SLC write cache (`ftl/slc_cache.rs`); absent: none.
     #[serde(default)]
     pub slc_cache: Option<SlcCacheSection>,
+    /// Flexible Data Placement (`ftl/fdp.rs`); absent: none.
+    #[serde(default)]
+    pub fdp: Option<FdpSection>,
     /// Read-first die scheduling and program/erase suspension
     /// (`ftl/scheduling.rs`); absent: dies serve work in booking order.
     #[serde(default)]
@@ -224,7 +241,8 @@ pub struct FtlSsd {
     /// (twice the program units the write buffer holds).
     programs_in_flight_limit: usize,
     data: Option<BlockStore>,
-    collector: Collector,
+    /// One collector per reclaim group.
+    collectors: Vec<Collector>,
     gc: GcParams,
     slc: Option<SlcCache>,
     /// The profile has a `[scheduling]` section (its counters are reported,
@@ -235,6 +253,11 @@ pub struct FtlSsd {
     /// When the drive last had host work to do (the latest host completion or
     /// buffered program): idle time, for background work, is counted from here.
     busy_until_ns: Ns,
+    /// Host write streams: 0..host_streams of the mapping.
+    host_streams: usize,
+    fdp: Option<FdpState>,
+    /// Bytes of one erase block (all planes of one die).
+    erase_block_bytes: u64,
     stats: Counts,
 }
 
@@ -328,21 +351,47 @@ impl FtlSsd {
             physical_units < NONE as u64,
             "a size whose physical space (with OP) is below 16 TiB",
         )?;
-        // Open superblocks of both streams, the GC victim, the watermarks, and one
-        // more so that some closed superblock always has an invalid slot.
-        let needed_spare =
-            2 + 1 + g.trigger_free_superblocks as u64 + g.reclaim_free_superblocks as u64 + 1;
+        if let Some(f) = &p.fdp {
+            f.validate(&v, dies)?;
+        }
+        let groups = p.fdp.as_ref().map_or(1, |f| f.reclaim_groups) as u64;
+        let fdp_layout = p
+            .fdp
+            .as_ref()
+            .map(|f| fdp::FdpLayout::new(f.reclaim_groups, &f.handles));
+        // With reclaim groups a superblock (reclaim unit) spans one group's dies.
+        let superblocks = superblocks * groups;
+        let units_per_superblock = units_per_superblock / groups;
+        // Per group: the open superblocks of its streams, the GC victim, the
+        // watermarks, and one more so that some closed superblock always has an
+        // invalid slot.
+        let streams_per_group = fdp_layout.as_ref().map_or(2, |l| l.streams_per_group()) as u64;
+        let needed_spare = groups
+            * (streams_per_group
+                + 1
+                + g.trigger_free_superblocks as u64
+                + g.reclaim_free_superblocks as u64
+                + 1);
         let spare = superblocks.saturating_sub(logical_units.div_ceil(units_per_superblock));
         v.check(
             "capacity.over_provisioning_percent",
             cap.over_provisioning_percent,
             spare >= needed_spare,
             &format!(
-                "a value leaving at least {needed_spare} spare superblocks (2 open, 1 GC victim, GC watermarks); this one leaves {spare} of {} MiB; or lower flash.pages_per_block",
+                "a value leaving at least {needed_spare} spare superblocks ({streams_per_group} open, 1 GC victim, GC watermarks{}); this one leaves {spare} of {} MiB; or lower flash.pages_per_block",
+                if groups > 1 { format!(", in each of {groups} reclaim groups") } else { String::new() },
                 units_per_superblock * UNIT_BYTES / MIB
             ),
         )?;
 
+        // The SLC cache keeps state per physical program unit of the one-group
+        // layout; with FDP's reclaim groups it is not modelled.
+        v.check(
+            "slc_cache",
+            "present",
+            p.slc_cache.is_none() || p.fdp.is_none(),
+            "absent when the profile has an [fdp] section (an SLC cache with Flexible Data Placement is not modelled)",
+        )?;
         let slc = match &p.slc_cache {
             Some(section) => {
                 let params = section.validate(&v, f, program_unit_bytes)?;
@@ -359,11 +408,12 @@ impl FtlSsd {
             Some(section) => Some(section.validate(&v)?),
             None => None,
         };
-        let geometry = f.geometry(superblocks as u32);
+        let geometry = f.geometry((superblocks / groups) as u32);
         debug_assert_eq!(geometry.program_unit_bytes(), program_unit_bytes);
         let layout = Layout {
             dies,
             superblocks: superblocks as u32,
+            groups: groups as u32,
             units_per_block: units_per_block as u32,
             units_per_program_unit: units_per_program_unit as u32,
             units_per_read_group: (page_units * f.planes_per_die as u64) as u32,
@@ -377,6 +427,20 @@ impl FtlSsd {
             capacity_blocks: logical_units * lba_format.sectors_per_unit(),
             zoned: None,
         };
+        let map = match &fdp_layout {
+            Some(l) => Mapping::new(layout, &l.stream_specs(), true),
+            None => Mapping::new(layout, &HOST_AND_GC, false),
+        };
+        let collectors = (0..layout.groups)
+            .map(|g| Collector::new(&map, g))
+            .collect();
+        let host_streams = fdp_layout
+            .as_ref()
+            .map_or(1, |l| l.groups as usize * l.handles.len());
+        let fdp = p
+            .fdp
+            .as_ref()
+            .map(|section| FdpState::new(section, units_per_superblock * UNIT_BYTES));
         let mut flash = FlashArray::new(geometry, f.timings());
         if let Some(s) = die_scheduling {
             flash.set_scheduling(s);
@@ -386,7 +450,7 @@ impl FtlSsd {
             info,
             flash,
             ctl: Controller::new(c),
-            map: Mapping::new(layout),
+            map,
             buffer: WriteBuffer::new(c.write_buffer_mib * MIB),
             write_mode: p.write_buffer.map(|w| w.mode).unwrap_or_default(),
             lba_format,
@@ -394,11 +458,10 @@ impl FtlSsd {
             programs_in_flight_limit: (2 * c.write_buffer_mib * MIB / program_unit_bytes + 64)
                 as usize,
             data: None,
-            collector: Collector::new(
-                dies,
-                units_per_program_unit as u32,
-                (page_units * f.planes_per_die as u64) as u32,
-            ),
+            collectors,
+            host_streams,
+            fdp,
+            erase_block_bytes: units_per_block * UNIT_BYTES,
             gc: GcParams {
                 unit_bytes: UNIT_BYTES,
                 program_unit_bytes,
@@ -419,6 +482,10 @@ impl FtlSsd {
     #[cfg(test)]
     pub(crate) fn check_invariants(&self) -> Result<(), String> {
         self.map.check_invariants()?;
+        if let Some(f) = &self.fdp {
+            self.map
+                .check_isolation(|stream, tag| f.layout.allowed(stream, tag))?;
+        }
         match &self.slc {
             Some(slc) => slc.check_invariants(),
             None => Ok(()),
@@ -612,13 +679,15 @@ impl FtlSsd {
             .host_read_with(issued_ns, die, units * UNIT_BYTES, read_ns)
     }
 
-    /// A validated write: into the buffer, mapped, full program units programmed.
+    /// A validated write through host stream `stream`: into the buffer, mapped,
+    /// full program units programmed.
     fn write(
         &mut self,
         now_ns: Ns,
         lba: u64,
         blocks: u32,
         payload: Option<&[u8]>,
+        stream: usize,
     ) -> Result<Ns, DeviceError> {
         let bytes = blocks as u64 * self.info.block_bytes as u64;
         let (first_unit, units) = self.lba_format.units(lba, blocks);
@@ -643,25 +712,28 @@ impl FtlSsd {
             acked = acked.max(self.read_partial_units(admitted, lba, blocks));
         }
         let mut gc_done = 0;
+        let group = self.map.stream_group(stream) as usize;
+        let tag = self.fdp.as_ref().map(|f| f.tag_of(stream));
         // Latest program holding this write's data (write-through waits for it).
         let mut programmed = 0;
         for i in 0..units {
             let lpn = (first_unit + i) as u32;
-            if self.map.needs_new_program_unit(HOST) {
-                if let Some(o) = self.collector.on_host_program_unit(
+            if self.map.needs_new_program_unit(stream) {
+                if let Some(o) = self.collectors[group].on_host_program_unit(
                     &mut self.map,
                     &mut self.flash,
                     &mut self.data,
                     admitted,
                     &self.gc,
+                    stream,
                 ) {
                     gc_done = gc_done.max(o.done_ns);
-                    self.account_gc(&o);
+                    self.account_gc(&o, group, admitted);
                 }
             }
             let least_busy = self.gc.least_busy;
             let flash = &self.flash;
-            let Some(slot) = self.map.next_slot(HOST, |d| {
+            let Some(slot) = self.map.next_slot(stream, |d| {
                 if least_busy {
                     flash.die_free_at_ns(d)
                 } else {
@@ -680,28 +752,34 @@ impl FtlSsd {
                 }
             }
             self.map.map(lpn, slot);
+            if let Some(t) = tag {
+                self.map.set_tag(lpn, t);
+            }
             if let Some(unit) = merged {
                 self.data
                     .get_or_insert_with(|| BlockStore::new(UNIT_BYTES as u32))
                     .put(slot as u64, unit);
             }
-            if self.map.staged_full(HOST) {
-                programmed = programmed.max(self.program_host(acked));
+            if self.map.staged_full(stream) {
+                programmed = programmed.max(self.program_host(stream, acked));
             }
         }
         self.stats.host_write_bytes += bytes;
+        if let Some(f) = self.fdp.as_mut() {
+            f.add_host_bytes(bytes);
+        }
         if self.write_mode == WriteBufferMode::WriteThrough {
-            if self.map.staged_units(HOST) > 0 {
-                programmed = programmed.max(self.program_host(acked));
+            if self.map.staged_units(stream) > 0 {
+                programmed = programmed.max(self.program_host(stream, acked));
             }
             return Ok(acked.max(gc_done).max(programmed));
         }
         Ok(acked.max(gc_done))
     }
 
-    /// Programs the host stream's staged program unit (padded if partial).
-    fn program_host(&mut self, ready_ns: Ns) -> Ns {
-        let Some(unit) = self.map.take_staged(HOST) else {
+    /// Programs host stream `stream`'s staged program unit (padded if partial).
+    fn program_host(&mut self, stream: usize, ready_ns: Ns) -> Ns {
+        let Some(unit) = self.map.take_staged(stream) else {
             return ready_ns;
         };
         let cached = match self.slc.as_mut() {
@@ -726,6 +804,9 @@ impl FtlSsd {
             Some(done) => done,
             None => {
                 self.stats.media_write_bytes += self.gc.program_unit_bytes;
+                if let Some(f) = self.fdp.as_mut() {
+                    f.add_media_bytes(self.gc.program_unit_bytes);
+                }
                 self.flash
                     .program(ready_ns, unit.die, self.gc.program_unit_bytes)
             }
@@ -786,7 +867,17 @@ impl FtlSsd {
         done
     }
 
-    fn account_gc(&mut self, o: &GcOutcome) {
+    /// Counts what a GC call of `group`'s collector did (at `now_ns`, for events).
+    fn account_gc(&mut self, o: &GcOutcome, group: usize, now_ns: Ns) {
+        if let Some(f) = self.fdp.as_mut() {
+            f.add_media_bytes(o.programmed_bytes);
+            f.add_erased_bytes(o.erases * self.erase_block_bytes);
+            for r in self.collectors[group].relocations.drain(..) {
+                f.media_reallocated(r.owner as usize, r.moved_units, now_ns);
+            }
+        } else {
+            self.collectors[group].relocations.clear();
+        }
         let s = &mut self.stats;
         s.gc_runs += o.started as u64;
         s.gc_steps += o.steps;
@@ -828,20 +919,67 @@ impl FtlSsd {
             // The buffer is durable: nothing to wait for.
             return start + self.ctl.write_command_ns;
         }
-        if self.map.staged_units(HOST) > 0 {
-            self.program_host(start);
+        for stream in 0..self.host_streams {
+            if self.map.staged_units(stream) > 0 {
+                self.program_host(stream, start);
+            }
         }
-        let o = self
-            .collector
-            .flush(&mut self.map, &mut self.flash, start, &self.gc);
-        self.account_gc(&o);
-        (start + self.ctl.write_command_ns)
-            .max({
-                let flash = &self.flash;
-                self.buffer
-                    .drained_at_with(|die, id| flash.current_end_ns(die, id))
-            })
-            .max(o.done_ns)
+        let mut done = (start + self.ctl.write_command_ns).max({
+            let flash = &self.flash;
+            self.buffer
+                .drained_at_with(|die, id| flash.current_end_ns(die, id))
+        });
+        for group in 0..self.collectors.len() {
+            let o = self.collectors[group].flush(&mut self.map, &mut self.flash, start, &self.gc);
+            self.account_gc(&o, group, start);
+            done = done.max(o.done_ns);
+        }
+        done
+    }
+
+    /// Host data in program units still being filled (only in the DRAM buffer).
+    fn staged_host_units(&self) -> u64 {
+        (0..self.host_streams)
+            .map(|s| self.map.staged_units(s) as u64)
+            .sum()
+    }
+
+    /// Reclaim Unit Handle Update: each named handle's current reclaim unit is
+    /// closed (its staged program unit padded and programmed first) so its next
+    /// write opens an empty one.
+    fn update_handles(&mut self, now_ns: Ns, pids: &[u16]) -> Result<Ns, DeviceError> {
+        let Some(f) = self.fdp.as_ref() else {
+            return Err(DeviceError::Unsupported {
+                command: "reclaim unit handle update (FDP)",
+                device: self.info.name.clone(),
+            });
+        };
+        let mut streams = Vec::with_capacity(pids.len());
+        for &pid in pids {
+            let Some((group, handle)) = f.config().decode(pid) else {
+                return Err(DeviceError::InvalidPlacement {
+                    placement_id: pid,
+                    reclaim_groups: f.config().reclaim_groups,
+                    handles: f.config().handles.len() as u32,
+                });
+            };
+            streams.push((pid, f.layout.host_stream(group, handle)));
+        }
+        self.flash.advance(now_ns);
+        let start = self.ctl.start_command(now_ns, self.ctl.write_command_ns);
+        let mut done = start + self.ctl.write_command_ns;
+        for (pid, stream) in streams {
+            if self.map.staged_units(stream) > 0 {
+                done = done.max(self.program_host(stream, start));
+            }
+            let unwritten = self.map.close_early(stream);
+            if unwritten > 0 {
+                if let Some(f) = self.fdp.as_mut() {
+                    f.not_fully_written(stream, pid, now_ns);
+                }
+            }
+        }
+        Ok(done)
     }
 }
 
@@ -882,6 +1020,55 @@ impl Device for FtlSsd {
     fn stats(&self, elapsed_ns: Ns) -> DeviceStats {
         self.device_stats(elapsed_ns)
     }
+
+    fn submit_placed(
+        &mut self,
+        now_ns: Ns,
+        cmd: &Command,
+        placement_id: u16,
+        payload: Payload<'_>,
+    ) -> Result<Completion, DeviceError> {
+        let Command::Write { lba, blocks } = *cmd else {
+            return Err(DeviceError::Unsupported {
+                command: match cmd {
+                    Command::Read { .. } => "read with a data placement directive",
+                    _ => "a data placement directive on a command other than write",
+                },
+                device: self.info.name.clone(),
+            });
+        };
+        if self.fdp.is_none() {
+            return Err(DeviceError::Unsupported {
+                command: "write with a data placement directive (FDP)",
+                device: self.info.name.clone(),
+            });
+        }
+        check_payload(cmd, &payload, self.info.block_bytes)?;
+        self.check_range("write", lba, blocks)?;
+        let stream = self
+            .fdp
+            .as_mut()
+            .expect("checked")
+            .stream_for_pid(placement_id, now_ns);
+        let src = match payload {
+            Payload::Write(src) => Some(src),
+            _ => None,
+        };
+        let done_ns = self.write(now_ns, lba, blocks, src, stream)?;
+        self.busy_until_ns = self.busy_until_ns.max(done_ns);
+        Ok(Completion { done_ns, lba })
+    }
+
+    fn fdp(&self) -> Option<FdpReport> {
+        self.fdp.as_ref().map(|f| f.report(&self.map, UNIT_BYTES))
+    }
+
+    fn fdp_update(&mut self, now_ns: Ns, placement_ids: &[u16]) -> Result<Completion, DeviceError> {
+        Ok(Completion {
+            done_ns: self.update_handles(now_ns, placement_ids)?,
+            lba: 0,
+        })
+    }
 }
 
 impl FtlSsd {
@@ -909,7 +1096,7 @@ impl FtlSsd {
                     _ => None,
                 };
                 Ok(Completion {
-                    done_ns: self.write(now_ns, lba, blocks, src)?,
+                    done_ns: self.write(now_ns, lba, blocks, src, HOST)?,
                     lba,
                 })
             }
@@ -943,8 +1130,8 @@ impl FtlSsd {
             gc_runs: s.gc_runs,
             gc_copied_bytes: s.gc_copied_bytes,
             erases: s.erases + slc.erases,
-            // Host data of the program unit being filled: only in the DRAM buffer.
-            buffered_write_bytes: self.map.staged_units(HOST) as u64 * UNIT_BYTES,
+            // Host data of the program units being filled: only in the DRAM buffer.
+            buffered_write_bytes: self.staged_host_units() * UNIT_BYTES,
             ..Default::default()
         };
         add_utilisation(&mut st, &self.flash, &self.ctl, elapsed_ns);
@@ -955,7 +1142,10 @@ impl FtlSsd {
         c.insert("open_superblocks".into(), open as u64);
         c.insert("closed_superblocks".into(), closed as u64);
         c.insert("victim_superblocks".into(), victim as u64);
-        c.insert("gc_active".into(), self.collector.is_active() as u64);
+        c.insert(
+            "gc_active".into(),
+            self.collectors.iter().any(|g| g.is_active()) as u64,
+        );
         c.insert("mapped_bytes".into(), self.map.mapped_units() * UNIT_BYTES);
         c.insert(
             "physical_bytes".into(),
@@ -1008,6 +1198,32 @@ impl FtlSsd {
             c.insert("slc_write_path_folds".into(), slc.write_path_folds);
             c.insert("slc_stale_drops".into(), slc.stale_drops);
             c.insert("slc_erases".into(), slc.erases);
+        }
+        if let Some(f) = &self.fdp {
+            let fs = f.statistics();
+            let ev = f.event_counts();
+            c.insert(
+                "fdp_host_bytes_with_metadata_written".into(),
+                fs.host_bytes_with_metadata_written,
+            );
+            c.insert(
+                "fdp_media_bytes_with_metadata_written".into(),
+                fs.media_bytes_with_metadata_written,
+            );
+            c.insert("fdp_media_bytes_erased".into(), fs.media_bytes_erased);
+            c.insert(
+                "fdp_events_ru_not_fully_written".into(),
+                ev.reclaim_unit_not_fully_written,
+            );
+            c.insert(
+                "fdp_events_invalid_placement_id".into(),
+                ev.invalid_placement_identifier,
+            );
+            c.insert("fdp_events_media_reallocated".into(), ev.media_reallocated);
+            c.insert(
+                "fdp_reclaim_unit_bytes".into(),
+                f.config().reclaim_unit_bytes,
+            );
         }
         st.finish()
     }

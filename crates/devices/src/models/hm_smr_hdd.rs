@@ -156,6 +156,13 @@ impl HmSmrHdd {
                 self.core.discard(zone_lba, written);
                 self.zone_resets += 1;
             }
+            ZoneAction::OpenZrwa | ZoneAction::FlushZrwa => {
+                // ZBC has no zone random write area.
+                return Err(DeviceError::Unsupported {
+                    command: Command::Zone { action, zone_lba }.name(),
+                    device: self.info.name.clone(),
+                });
+            }
         }
         Ok(Completion {
             done_ns: self.core.command_only(now_ns),

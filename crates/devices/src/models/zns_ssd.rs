@@ -26,6 +26,14 @@
 //!   charged for data + metadata bytes, plus `metadata_command_us` per command that
 //!   carries metadata (the separate metadata buffer of an NVMe command). A host
 //!   reads the formatted metadata size with [`Device::metadata_bytes_per_block`].
+//! - **Zone random write areas** (optional `[zrwa]` section; NVMe TP4076, rules in
+//!   `zoned/zrwa.rs`): a zone opened with ZRWA allocation keeps its ZRWA in the
+//!   write buffer. Writes anywhere in the window are acknowledged from the
+//!   buffer; rewriting a block not yet committed takes no new buffer space and
+//!   never reaches flash (the overwrite is absorbed). Only committed data — below
+//!   the write pointer that explicit and implicit flushes move — is programmed,
+//!   a stripe row at a time as without a ZRWA; committed blocks that were never
+//!   written are zero-filled in the buffer and programmed like data.
 
 use super::ssd_common::{
     add_utilisation, Controller, ControllerSection, FlashSection, WriteBuffer,
@@ -35,7 +43,7 @@ use crate::command::{Command, Completion, Payload, ZoneAction};
 use crate::device::{check_payload, Device, DeviceInfo, DeviceStats, ZonedInfo};
 use crate::error::DeviceError;
 use crate::profile::{parse_as, ProfileError, ProfileSource, Validator};
-use crate::zoned::{ZoneDescriptor, ZoneLayout, ZoneSet};
+use crate::zoned::{ZoneDescriptor, ZoneLayout, ZoneSet, ZoneWrite, ZrwaConfig};
 use serde::Deserialize;
 use zonelab_engine::{Ns, KIB, MIB};
 use zonelab_media::flash::FlashArray;
@@ -53,6 +61,22 @@ pub struct ZnsSsdProfile {
     /// LBA formats; absent = one format of `zones.block_bytes` without metadata.
     #[serde(default)]
     pub namespace: Option<NamespaceSection>,
+    /// Zone random write areas; absent = the namespace has none.
+    #[serde(default)]
+    pub zrwa: Option<ZrwaSection>,
+}
+
+/// `[zrwa]`: the namespace's zone random write areas (Identify Namespace, ZNS
+/// command set: ZRWASZ, ZRWAFG, NUMZRWA; there in logical blocks).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZrwaSection {
+    /// ZRWASZ: size of one zone's random write area, KiB.
+    pub zrwas_kib: u64,
+    /// ZRWAFG: flush granularity, KiB (a divisor of the size and of the zone capacity).
+    pub zrwafg_kib: u64,
+    /// NUMZRWA: zones that may hold a ZRWA at once (at most the max-active limit).
+    pub numzrwa: u32,
 }
 
 /// One LBA format of the namespace (NVMe Identify Namespace LBAF: `ms`, `lbads`, `rp`).
@@ -130,6 +154,10 @@ struct Counts {
     zone_resets: u64,
     zone_finishes: u64,
     buffer_stalls: u64,
+    zrwa_absorbed_bytes: u64,
+    zrwa_implicit_flushes: u64,
+    zrwa_explicit_flushes: u64,
+    zrwa_hole_bytes: u64,
 }
 
 impl ZnsSsd {
@@ -272,7 +300,10 @@ impl ZnsSsd {
             max_active_zones: z.max_active_zones,
             read_unwritten_ok: true,
         };
-        let zones = ZoneSet::new(layout);
+        let mut zones = ZoneSet::new(layout);
+        if let Some(zr) = &p.zrwa {
+            zones.enable_zrwa(zrwa_config(zr, &layout, z, &v)?);
+        }
         let info = DeviceInfo {
             name: p.name.clone(),
             model: p.model.clone(),
@@ -366,36 +397,66 @@ impl ZnsSsd {
         })
     }
 
-    /// Data of a validated write lands in the buffer; full program units go to flash.
-    fn write_data(&mut self, now_ns: Ns, zone: u32, lba: u64, blocks: u32) -> Ns {
+    /// Data of a validated write lands in the buffer; committed full stripe rows
+    /// go to flash. Only blocks new to the buffer take space: on a zone with a
+    /// ZRWA an overwrite of an uncommitted block is absorbed, and committed blocks
+    /// never written are zero-filled there.
+    fn write_data(&mut self, now_ns: Ns, w: &ZoneWrite, blocks: u32) -> Ns {
         let bb = self.info.block_bytes as u64;
         let bytes = blocks as u64 * bb;
         let path_bytes = self.path_bytes(blocks as u64);
         self.flash.advance(now_ns);
         let busy = self.ctl.write_busy_ns(path_bytes) + self.metadata_command_ns;
         let start = self.ctl.start_command(now_ns, busy);
-        let admitted = self.write_buffer.admit(start, bytes);
+        let buffered = (w.fresh_blocks as u64 + w.committed.holes) * bb;
+        let admitted = self.write_buffer.admit(start, buffered);
         if admitted > start {
             self.stats.buffer_stalls += 1;
         }
         let dma_done = self.ctl.dma(admitted, path_bytes);
         let acked = dma_done.max(admitted + busy);
         self.stats.host_write_bytes += bytes;
-        let zone_start = self.zones.zone_start(zone);
-        let written_end = lba + blocks as u64 - zone_start;
-        self.program_full_units(zone, written_end, acked);
+        self.stats.zrwa_absorbed_bytes += (blocks - w.fresh_blocks) as u64 * bb;
+        self.stats.zrwa_hole_bytes += w.committed.holes * bb;
+        if w.zrwa && w.committed.blocks > 0 {
+            self.stats.zrwa_implicit_flushes += 1;
+        }
+        self.program_committed(w.zone, acked);
         acked
     }
 
-    /// Blocks written to zones but not yet programmed: the partial stripe rows held
-    /// in the (power-loss-protected) write buffer.
+    /// One past the last block of `zone` holding data (beyond the write pointer
+    /// when its ZRWA holds data), and the blocks between the write pointer and
+    /// there that hold none.
+    fn zrwa_window_summary(&self, zone: u32) -> (u64, u64) {
+        let wp = self.zones.write_pointer(zone);
+        let data_end = self.zones.data_end(zone);
+        (
+            data_end,
+            data_end - wp - self.zones.zrwa_written_blocks(zone),
+        )
+    }
+
+    /// Programs every complete stripe row of `zone` below its write pointer.
+    fn program_committed(&mut self, zone: u32, ready_ns: Ns) {
+        let committed = self.zones.write_pointer(zone) - self.zones.zone_start(zone);
+        self.program_full_units(zone, committed, ready_ns);
+    }
+
+    /// Blocks written to zones but not yet programmed: the partial stripe rows and
+    /// the ZRWAs held in the (power-loss-protected) write buffer.
     fn buffered_blocks(&self) -> u64 {
         (self.zones.layout().conventional_zones..self.zones.layout().zone_count)
-            .map(|z| {
-                let written = self.zones.write_pointer(z) - self.zones.zone_start(z);
-                written.saturating_sub(self.programmed_blocks[z as usize])
-            })
+            .map(|z| self.buffered_blocks_of(z))
             .sum()
+    }
+
+    /// Blocks of `zone` in the write buffer: committed but not programmed, and
+    /// written into its ZRWA.
+    fn buffered_blocks_of(&self, zone: u32) -> u64 {
+        let committed = self.zones.write_pointer(zone) - self.zones.zone_start(zone);
+        committed.saturating_sub(self.programmed_blocks[zone as usize])
+            + self.zones.zrwa_written_blocks(zone)
     }
 
     /// Programs every complete stripe row of `zone` below `written_blocks`.
@@ -438,14 +499,36 @@ impl ZnsSsd {
             ZoneAction::Open => {
                 self.zones.open(zone_lba)?;
             }
+            ZoneAction::OpenZrwa => {
+                self.zones.open_zrwa(zone_lba)?;
+            }
+            ZoneAction::FlushZrwa => {
+                let f = self.zones.zrwa_flush(zone_lba)?;
+                self.stats.zrwa_explicit_flushes += 1;
+                let bb = self.info.block_bytes as u64;
+                // Committed blocks never written are zero-filled in the buffer.
+                self.write_buffer.admit(done, f.committed.holes * bb);
+                self.stats.zrwa_hole_bytes += f.committed.holes * bb;
+                self.program_committed(f.zone, done);
+            }
             ZoneAction::Close => self.zones.close(zone_lba)?,
             ZoneAction::Finish => {
+                // Data in a ZRWA is committed by the finish: it counts as written.
+                let zone = self
+                    .zones
+                    .zone_of(zone_lba.min(self.zones.capacity_blocks() - 1));
+                let (data_end, window_holes) = self.zrwa_window_summary(zone);
                 let padded = self.zones.finish(zone_lba)?;
-                let zone = self.zones.zone_of(zone_lba);
+                if window_holes > 0 {
+                    let bb = self.info.block_bytes as u64;
+                    self.write_buffer.admit(done, window_holes * bb);
+                    self.stats.zrwa_hole_bytes += window_holes * bb;
+                }
                 if padded > 0 {
                     // Pad the open stripe row and program the dies holding data;
                     // the rest of the capacity is left unprogrammed (marked full).
-                    let written = self.zones.layout().zone_capacity_blocks - padded;
+                    let written = data_end - self.zones.zone_start(zone);
+                    self.program_full_units(zone, written, done);
                     let partial = written % self.row_blocks();
                     if partial != 0 {
                         let dies = partial
@@ -460,12 +543,14 @@ impl ZnsSsd {
                 self.stats.zone_finishes += 1;
             }
             ZoneAction::Reset => {
+                let zone = self
+                    .zones
+                    .zone_of(zone_lba.min(self.zones.capacity_blocks() - 1));
+                let buffered = self.buffered_blocks_of(zone);
                 let written = self.zones.reset(zone_lba)?;
-                let zone = self.zones.zone_of(zone_lba);
                 let programmed = self.programmed_blocks[zone as usize];
                 self.programmed_blocks[zone as usize] = 0;
-                // Data still buffered for a partial row is dropped with the zone.
-                let buffered = written.saturating_sub(programmed);
+                // Data still buffered (a partial row, a ZRWA) is dropped with the zone.
                 self.write_buffer
                     .release_at(done, buffered * self.info.block_bytes as u64);
                 if programmed > 0 {
@@ -495,6 +580,54 @@ impl ZnsSsd {
             lba: zone_lba,
         })
     }
+}
+
+/// Checks `[zrwa]` against the zones; returns the namespace's ZRWA shape in blocks.
+fn zrwa_config(
+    zr: &ZrwaSection,
+    layout: &ZoneLayout,
+    z: &ZonesSection,
+    v: &Validator<'_>,
+) -> Result<ZrwaConfig, ProfileError> {
+    let bb = z.block_bytes as u64;
+    v.check(
+        "zrwa.zrwafg_kib",
+        zr.zrwafg_kib,
+        zr.zrwafg_kib >= 1 && (zr.zrwafg_kib * KIB).is_multiple_of(bb),
+        &format!("a whole number of {bb}-byte blocks, at least 1 KiB"),
+    )?;
+    let fg_blocks = zr.zrwafg_kib * KIB / bb;
+    v.check(
+        "zrwa.zrwafg_kib",
+        zr.zrwafg_kib,
+        layout.zone_capacity_blocks.is_multiple_of(fg_blocks),
+        &format!(
+            "a divisor of the zone capacity ({} KiB)",
+            layout.zone_capacity_blocks * bb / KIB
+        ),
+    )?;
+    v.check(
+        "zrwa.zrwas_kib",
+        zr.zrwas_kib,
+        zr.zrwas_kib >= zr.zrwafg_kib
+            && zr.zrwas_kib.is_multiple_of(zr.zrwafg_kib)
+            && zr.zrwas_kib * KIB / bb <= layout.zone_capacity_blocks,
+        &format!(
+            "a multiple of zrwafg_kib ({}) no larger than the zone capacity",
+            zr.zrwafg_kib
+        ),
+    )?;
+    let max = if z.max_active_zones > 0 {
+        z.max_active_zones
+    } else {
+        z.zone_count
+    };
+    v.range("zrwa.numzrwa", zr.numzrwa, 1, max)?;
+    Ok(ZrwaConfig {
+        size_blocks: zr.zrwas_kib * KIB / bb,
+        flush_granularity_blocks: fg_blocks,
+        resources: zr.numzrwa,
+    })
 }
 
 impl Device for ZnsSsd {
@@ -536,7 +669,7 @@ impl Device for ZnsSsd {
             }
             Command::Write { lba, blocks } => {
                 let w = self.zones.write(lba, blocks)?;
-                let done = self.write_data(now_ns, w.zone, w.lba, blocks);
+                let done = self.write_data(now_ns, &w, blocks);
                 if let Payload::Write(bytes) = payload {
                     let bb = self.info.block_bytes;
                     self.data
@@ -550,7 +683,7 @@ impl Device for ZnsSsd {
             }
             Command::Append { zone_lba, blocks } => {
                 let w = self.zones.append(zone_lba, blocks)?;
-                let done = self.write_data(now_ns, w.zone, w.lba, blocks);
+                let done = self.write_data(now_ns, &w, blocks);
                 if let Payload::Write(bytes) = payload {
                     let bb = self.info.block_bytes;
                     self.data
@@ -601,6 +734,14 @@ impl Device for ZnsSsd {
             .insert("open_zones".into(), self.zones.open_count() as u64);
         st.counters
             .insert("active_zones".into(), self.zones.active_count() as u64);
+        if self.zones.zrwa_config().is_some() {
+            let c = &mut st.counters;
+            c.insert("zrwa_zones".into(), self.zones.zrwa_in_use() as u64);
+            c.insert("zrwa_absorbed_bytes".into(), s.zrwa_absorbed_bytes);
+            c.insert("zrwa_implicit_flushes".into(), s.zrwa_implicit_flushes);
+            c.insert("zrwa_explicit_flushes".into(), s.zrwa_explicit_flushes);
+            c.insert("zrwa_hole_bytes".into(), s.zrwa_hole_bytes);
+        }
         st.finish()
     }
 }

@@ -78,4 +78,7 @@ pub struct ZoneDescriptor {
     pub size_blocks: u64,
     pub capacity_blocks: u64,
     pub write_pointer: Lba,
+    /// The zone holds a zone random write area (zone attribute ZRWAV, NVMe TP4076).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub zrwa: bool,
 }

@@ -13,8 +13,17 @@
 //! Read-only zones reject writes and management except reads; offline zones reject
 //! everything. Opening beyond max-open first closes the least recently written
 //! implicitly open zone (as NVMe lets a controller do), and fails if none is.
+//!
+//! Zone random write areas (`zrwa.rs`, NVMe TP4076), when the namespace has them
+//! ([`ZoneSet::enable_zrwa`]): open-zrwa allocates one to an empty, open or closed
+//! zone (a free resource and a write pointer on a flush-granularity boundary
+//! needed); such a zone takes writes anywhere in its window, commits by explicit
+//! (`zrwa_flush`) and implicit flushes, rejects appends, and gives its resource
+//! back when it becomes full or empty (finish, reset, a flush to capacity, closing
+//! it untouched) or read-only / offline.
 
 use super::state::{ZoneDescriptor, ZoneState, ZoneType};
+use super::zrwa::{implicit_flush_blocks, Committed, ZrwaConfig, ZrwaWindow};
 use crate::command::Lba;
 use crate::error::DeviceError;
 
@@ -36,11 +45,13 @@ pub struct ZoneLayout {
     pub read_unwritten_ok: bool,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Zone {
     state: ZoneState,
     write_pointer: Lba,
     last_write_seq: u64,
+    /// The zone's random write area, when it has one.
+    zrwa: Option<Box<ZrwaWindow>>,
 }
 
 /// Result of a successful write or append, for the device's media model.
@@ -53,6 +64,28 @@ pub struct ZoneWrite {
     pub filled: bool,
     /// A zone that was implicitly closed to make room under max-open.
     pub implicitly_closed: Option<u32>,
+    /// Blocks written for the first time: all of them, except on a zone with a ZRWA
+    /// where rewriting an uncommitted block is an overwrite the device absorbs.
+    pub fresh_blocks: u32,
+    /// Blocks the write pointer moved (the blocks written, or on a zone with a ZRWA
+    /// the implicit flush) and how many of those were never written (ZRWA only).
+    pub committed: Committed,
+    /// The write went to the zone's ZRWA.
+    pub zrwa: bool,
+}
+
+/// Result of an explicit ZRWA flush.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZrwaFlush {
+    pub zone: u32,
+    /// The write pointer before the flush.
+    pub from_lba: Lba,
+    pub committed: Committed,
+    /// The flush reached the zone's capacity: the zone is full.
+    pub filled: bool,
+    /// A zone that was implicitly closed to make room under max-open (flushing a
+    /// closed zone opens it, as a write would).
+    pub implicitly_closed: Option<u32>,
 }
 
 /// All zones of one zoned namespace and its limits.
@@ -64,6 +97,10 @@ pub struct ZoneSet {
     open_zones: Vec<u32>,
     active_count: u32,
     write_seq: u64,
+    /// The namespace's ZRWA parameters, if it supports ZRWAs.
+    zrwa: Option<ZrwaConfig>,
+    /// ZRWA resources allocated to zones now.
+    zrwa_in_use: u32,
 }
 
 impl ZoneSet {
@@ -84,6 +121,7 @@ impl ZoneSet {
                 },
                 write_pointer: i as u64 * layout.zone_size_blocks,
                 last_write_seq: 0,
+                zrwa: None,
             })
             .collect();
         Self {
@@ -93,7 +131,63 @@ impl ZoneSet {
             open_zones: Vec::new(),
             active_count: 0,
             write_seq: 0,
+            zrwa: None,
+            zrwa_in_use: 0,
         }
+    }
+
+    /// Gives the namespace ZRWA support. The caller (a profile check) ensures the
+    /// size is a multiple of the granularity and the zone capacity a multiple of
+    /// the granularity, so implicit flushes never pass the capacity.
+    pub fn enable_zrwa(&mut self, cfg: ZrwaConfig) {
+        assert!(
+            cfg.flush_granularity_blocks > 0
+                && cfg.size_blocks.is_multiple_of(cfg.flush_granularity_blocks)
+                && self
+                    .layout
+                    .zone_capacity_blocks
+                    .is_multiple_of(cfg.flush_granularity_blocks)
+        );
+        self.zrwa = Some(cfg);
+    }
+
+    /// The namespace's ZRWA parameters, if any.
+    pub fn zrwa_config(&self) -> Option<&ZrwaConfig> {
+        self.zrwa.as_ref()
+    }
+
+    /// ZRWA resources allocated now.
+    pub fn zrwa_in_use(&self) -> u32 {
+        self.zrwa_in_use
+    }
+
+    /// Whether `zone` holds a ZRWA.
+    pub fn has_zrwa(&self, zone: u32) -> bool {
+        self.zones[zone as usize].zrwa.is_some()
+    }
+
+    /// Blocks written into `zone`'s ZRWA and not committed yet (0 without one).
+    pub fn zrwa_written_blocks(&self, zone: u32) -> u64 {
+        self.zones[zone as usize]
+            .zrwa
+            .as_ref()
+            .map_or(0, |w| w.written_blocks())
+    }
+
+    /// Whether the block at `lba` of `zone` holds data in the zone's ZRWA.
+    pub fn zrwa_holds(&self, zone: u32, lba: Lba) -> bool {
+        let z = &self.zones[zone as usize];
+        match &z.zrwa {
+            Some(w) if lba >= z.write_pointer => w.is_written(lba - z.write_pointer),
+            _ => false,
+        }
+    }
+
+    /// One past the last block of `zone` that holds data: the write pointer, or
+    /// beyond it the highest block written into the ZRWA.
+    pub fn data_end(&self, zone: u32) -> Lba {
+        let z = &self.zones[zone as usize];
+        z.write_pointer + z.zrwa.as_ref().map_or(0, |w| w.written_end_offset())
     }
 
     pub fn layout(&self) -> &ZoneLayout {
@@ -166,6 +260,7 @@ impl ZoneSet {
             } else {
                 z.write_pointer
             },
+            zrwa: z.zrwa.is_some(),
         }
     }
 
@@ -254,10 +349,16 @@ impl ZoneSet {
                 lba,
                 filled: false,
                 implicitly_closed: None,
+                fresh_blocks: blocks,
+                committed: Committed::default(),
+                zrwa: false,
             });
         }
         let wp = self.zones[zone as usize].write_pointer;
         self.check_writable(zone, "write")?;
+        if self.zones[zone as usize].zrwa.is_some() {
+            return self.write_zrwa(zone, lba, blocks);
+        }
         if lba != wp {
             return Err(DeviceError::NotAtWritePointer {
                 zone,
@@ -313,6 +414,9 @@ impl ZoneSet {
             });
         }
         self.check_writable(zone, "append")?;
+        if self.zones[zone as usize].zrwa.is_some() {
+            return Err(DeviceError::ZrwaAppend { zone });
+        }
         self.advance(zone, "append", blocks)
     }
 
@@ -366,7 +470,201 @@ impl ZoneSet {
             lba: wp,
             filled,
             implicitly_closed,
+            fresh_blocks: blocks,
+            committed: Committed {
+                blocks: blocks as u64,
+                holes: 0,
+            },
+            zrwa: false,
         })
+    }
+
+    /// A write to a zone with a ZRWA: anywhere in `[wp, wp + 2 × zrwas)` within the
+    /// capacity; an implicit flush commits what the write pushes past the ZRWA.
+    fn write_zrwa(&mut self, zone: u32, lba: Lba, blocks: u32) -> Result<ZoneWrite, DeviceError> {
+        let cfg = self.zrwa.expect("a zone with a ZRWA implies ZRWA support");
+        let start = self.zone_start(zone);
+        let capacity_end = start + self.layout.zone_capacity_blocks;
+        let wp = self.zones[zone as usize].write_pointer;
+        let range_end = (wp + 2 * cfg.size_blocks).min(capacity_end);
+        let end = lba + blocks as u64;
+        if lba < wp || end > wp + 2 * cfg.size_blocks {
+            return Err(DeviceError::OutsideZrwa {
+                zone,
+                lba,
+                blocks,
+                write_pointer: wp,
+                range_end,
+            });
+        }
+        if end > capacity_end {
+            return Err(DeviceError::BoundaryCrossed {
+                command: "write",
+                zone,
+                lba,
+                blocks,
+                capacity_end,
+            });
+        }
+        let implicitly_closed = self.ensure_open(zone)?;
+        self.write_seq += 1;
+        let seq = self.write_seq;
+        let z = &mut self.zones[zone as usize];
+        z.last_write_seq = seq;
+        let w = z.zrwa.as_mut().expect("checked");
+        let fresh = w.mark_written(lba - wp, blocks as u64);
+        let committed = w.commit(implicit_flush_blocks(&cfg, end - wp));
+        let filled = self.commit_to(zone, wp + committed.blocks);
+        Ok(ZoneWrite {
+            zone,
+            lba,
+            filled,
+            implicitly_closed,
+            fresh_blocks: fresh as u32,
+            committed,
+            zrwa: true,
+        })
+    }
+
+    /// Opens an empty or closed zone implicitly for a write or flush (open zones
+    /// stay as they are); returns the zone closed to make room, if any.
+    fn ensure_open(&mut self, zone: u32) -> Result<Option<u32>, DeviceError> {
+        match self.zones[zone as usize].state {
+            ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen => Ok(None),
+            from @ (ZoneState::Empty | ZoneState::Closed) => {
+                let closed = self.make_room_to_open(zone, from)?;
+                self.set_state(zone, ZoneState::ImplicitlyOpen);
+                Ok(closed)
+            }
+            _ => unreachable!("checked by check_writable"),
+        }
+    }
+
+    /// Moves a ZRWA zone's write pointer to `new_wp` (its window already
+    /// committed); a zone filled to capacity becomes full and frees its ZRWA.
+    /// Returns whether it filled.
+    fn commit_to(&mut self, zone: u32, new_wp: Lba) -> bool {
+        let capacity_end = self.zone_start(zone) + self.layout.zone_capacity_blocks;
+        self.zones[zone as usize].write_pointer = new_wp;
+        let filled = new_wp == capacity_end;
+        if filled {
+            self.set_state(zone, ZoneState::Full);
+        }
+        filled
+    }
+
+    /// Flush Explicit ZRWA Range: commits `zone`'s ZRWA up to and including
+    /// `last_lba`. The flushed length must be a multiple of the flush granularity
+    /// and `last_lba` inside the ZRWA. Flushing a closed zone opens it implicitly.
+    pub fn zrwa_flush(&mut self, last_lba: Lba) -> Result<ZrwaFlush, DeviceError> {
+        self.check_range("zrwa-flush", last_lba, 1)?;
+        let zone = self.zone_of(last_lba);
+        if self.is_conventional(zone) {
+            return Err(DeviceError::ConventionalZone {
+                command: "zrwa-flush",
+                zone,
+            });
+        }
+        let Some(cfg) = self.zrwa else {
+            return Err(DeviceError::ZrwaUnsupported { zone });
+        };
+        match self.zones[zone as usize].state {
+            ZoneState::ReadOnly => return Err(DeviceError::ReadOnly { zone }),
+            ZoneState::Offline => return Err(DeviceError::Offline { zone }),
+            _ => {}
+        }
+        if self.zones[zone as usize].zrwa.is_none() {
+            return Err(DeviceError::NoZrwa {
+                zone,
+                command: "zrwa-flush",
+            });
+        }
+        let wp = self.zones[zone as usize].write_pointer;
+        let capacity_end = self.zone_start(zone) + self.layout.zone_capacity_blocks;
+        let window_end = (wp + cfg.size_blocks).min(capacity_end);
+        if last_lba < wp || last_lba >= window_end {
+            return Err(DeviceError::ZrwaFlushRange {
+                zone,
+                lba: last_lba,
+                write_pointer: wp,
+                window_end,
+            });
+        }
+        let blocks = last_lba + 1 - wp;
+        if !blocks.is_multiple_of(cfg.flush_granularity_blocks) {
+            return Err(DeviceError::ZrwaFlushGranularity {
+                zone,
+                blocks,
+                granularity_blocks: cfg.flush_granularity_blocks,
+            });
+        }
+        let implicitly_closed = self.ensure_open(zone)?;
+        let committed = self.zones[zone as usize]
+            .zrwa
+            .as_mut()
+            .expect("checked")
+            .commit(blocks);
+        let filled = self.commit_to(zone, wp + blocks);
+        Ok(ZrwaFlush {
+            zone,
+            from_lba: wp,
+            committed,
+            filled,
+            implicitly_closed,
+        })
+    }
+
+    /// Open Zone with ZRWA allocation: the zone becomes explicitly open with a
+    /// ZRWA. A zone that has one already is just opened.
+    pub fn open_zrwa(&mut self, zone_lba: Lba) -> Result<Option<u32>, DeviceError> {
+        let zone = self.zone_at_start("zone-open-zrwa", zone_lba)?;
+        if self.is_conventional(zone) {
+            return Err(DeviceError::ConventionalZone {
+                command: "zone-open-zrwa",
+                zone,
+            });
+        }
+        let Some(cfg) = self.zrwa else {
+            return Err(DeviceError::ZrwaUnsupported { zone });
+        };
+        if self.zones[zone as usize].zrwa.is_some() {
+            return self.open(zone_lba);
+        }
+        let state = self.zones[zone as usize].state;
+        if !matches!(
+            state,
+            ZoneState::Empty
+                | ZoneState::ImplicitlyOpen
+                | ZoneState::ExplicitlyOpen
+                | ZoneState::Closed
+        ) {
+            return Err(self.invalid(zone, "open-zrwa"));
+        }
+        let written = self.zones[zone as usize].write_pointer - self.zone_start(zone);
+        if !written.is_multiple_of(cfg.flush_granularity_blocks) {
+            return Err(DeviceError::ZrwaUnaligned {
+                zone,
+                write_pointer: self.zones[zone as usize].write_pointer,
+                granularity_blocks: cfg.flush_granularity_blocks,
+            });
+        }
+        if self.zrwa_in_use >= cfg.resources {
+            return Err(DeviceError::NoZrwaResources {
+                zone,
+                limit: cfg.resources,
+            });
+        }
+        let closed = self.open(zone_lba)?;
+        self.zones[zone as usize].zrwa = Some(Box::new(ZrwaWindow::new(&cfg)));
+        self.zrwa_in_use += 1;
+        Ok(closed)
+    }
+
+    /// Frees `zone`'s ZRWA (its uncommitted data is dropped with it).
+    fn release_zrwa(&mut self, zone: u32) {
+        if self.zones[zone as usize].zrwa.take().is_some() {
+            self.zrwa_in_use -= 1;
+        }
     }
 
     /// Ensures a zone in state `from` (empty or closed) may become open: checks
@@ -420,6 +718,11 @@ impl ZoneSet {
             (true, false) => self.active_count -= 1,
             _ => {}
         }
+        if !to.is_active() {
+            // A ZRWA belongs to an active zone: full, empty, read-only and offline
+            // zones hold none.
+            self.release_zrwa(zone);
+        }
         self.zones[zone as usize].state = to;
     }
 
@@ -472,7 +775,7 @@ impl ZoneSet {
         match self.zones[zone as usize].state {
             ZoneState::Closed => Ok(()),
             ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen => {
-                let untouched = self.zones[zone as usize].write_pointer == self.zone_start(zone);
+                let untouched = self.data_end(zone) == self.zone_start(zone);
                 self.set_state(
                     zone,
                     if untouched {
@@ -514,7 +817,8 @@ impl ZoneSet {
     }
 
     /// Resets the zone starting at `zone_lba`. Returns the blocks that had been
-    /// written (the device invalidates them).
+    /// written, up to the last block holding data in a ZRWA (the device
+    /// invalidates them).
     pub fn reset(&mut self, zone_lba: Lba) -> Result<u64, DeviceError> {
         let zone = self.zone_at_start("zone-reset", zone_lba)?;
         if self.is_conventional(zone) {
@@ -530,7 +834,7 @@ impl ZoneSet {
             | ZoneState::Closed
             | ZoneState::Full => {
                 let start = self.zone_start(zone);
-                let written = self.zones[zone as usize].write_pointer - start;
+                let written = self.data_end(zone) - start;
                 self.zones[zone as usize].write_pointer = start;
                 self.set_state(zone, ZoneState::Empty);
                 Ok(written)

@@ -33,7 +33,7 @@ impl Footprint {
         let chunk_count = device.info().capacity_blocks.div_ceil(chunk_blocks);
         let mut chunks = vec![0u64; chunk_count.div_ceil(64) as usize];
         let mut conv = Converter::new(device, opts, reader.source_name());
-        while let Some((_, cmd, _)) = conv.next(reader)? {
+        while let Some((_, cmd, _, _)) = conv.next(reader)? {
             if let Command::Read { lba, blocks }
             | Command::Write { lba, blocks }
             | Command::Trim { lba, blocks } = cmd

@@ -20,6 +20,10 @@ mod mu_rmw;
 mod mu_rmw_runs;
 mod mu_rmw_sensitivity;
 mod outputs;
+mod placement;
+mod placement_lsm;
+mod placement_runs;
+mod placement_zns;
 mod znsage;
 pub mod znsage_runs;
 
@@ -93,6 +97,7 @@ pub fn targets() -> Vec<Box<dyn Target>> {
         Box::new(hhzs::HhzsTarget),
         Box::new(znsage::ZnsageTarget),
         Box::new(conzone::ConZoneTarget),
+        Box::new(placement::PlacementTarget),
     ]
 }
 

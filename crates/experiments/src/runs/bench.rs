@@ -3,9 +3,10 @@
 use super::overrides::{echo, to_overrides, OverrideMap};
 use super::units::UnitArg;
 use super::{sample_interval, Progress, ProgressFn, RunError};
-use crate::bench::{precondition, run_bench, BenchOptions};
+use crate::bench::{precondition, run_bench, BenchOptions, PlacementIds};
 use crate::run_result::RunResult;
 use serde::{Deserialize, Serialize};
+use zonelab_devices::Device;
 use zonelab_workloads::job::{JobSpec, RwMode};
 
 /// `zonelab bench` as data (option names as on the command line, `_` for `-`).
@@ -48,6 +49,10 @@ pub struct BenchRequest {
     pub no_drain: bool,
     #[serde(default = "one_u64")]
     pub seed: u64,
+    /// NVMe FDP placement identifiers, comma-separated (`"0,1,2,3"`): job j writes
+    /// with the j-th, cycling. Needs a device with Flexible Data Placement.
+    #[serde(default)]
+    pub fdp_pid: Option<String>,
 }
 
 const DEFAULT_INTERVAL: &str = "100ms";
@@ -112,8 +117,29 @@ impl BenchRequest {
         sample_interval::resolve(self.sample_interval.as_ref(), DEFAULT_INTERVAL)
     }
 
+    /// The `fdp_pid` list parsed (syntax only; [`Self::run`] checks it against the
+    /// device's handles).
+    pub fn placement_id_list(&self) -> Result<Option<Vec<u16>>, RunError> {
+        let Some(list) = self.fdp_pid.as_deref() else {
+            return Ok(None);
+        };
+        let ids = list
+            .split(',')
+            .map(|item| {
+                let item = item.trim();
+                item.parse::<u16>().map_err(|_| {
+                    RunError::option(
+                        "fdp_pid",
+                        format!("`{item}` is not a placement identifier (0-65535)"),
+                    )
+                })
+            })
+            .collect::<Result<Vec<u16>, RunError>>()?;
+        Ok(Some(ids))
+    }
+
     pub fn canonical(&self) -> Result<serde_json::Value, RunError> {
-        Ok(serde_json::json!({
+        let mut canonical = serde_json::json!({
             "device": self.device,
             "overrides": echo(&self.overrides),
             "job": self.job_spec()?,
@@ -122,7 +148,12 @@ impl BenchRequest {
             "precondition": self.precondition,
             "drain": !self.no_drain,
             "seed": self.seed,
-        }))
+        });
+        // Only when given, so the keys of runs without FDP stay as they were.
+        if let Some(ids) = self.placement_id_list()? {
+            canonical["fdp_pid"] = serde_json::json!(ids);
+        }
+        Ok(canonical)
     }
 
     /// Runs the job (after preconditioning if asked).
@@ -137,6 +168,9 @@ impl BenchRequest {
             drain_at_end: !self.no_drain,
             ..BenchOptions::default()
         };
+        if let Some(ids) = self.placement_id_list()? {
+            opts.placement_ids = placement_ids(&ids, device.as_ref())?;
+        }
         if self.precondition {
             opts.start_ns = precondition(device.as_mut(), &spec, &opts)
                 .map_err(|e| RunError::Run(format!("precondition: {e}")))?;
@@ -162,4 +196,32 @@ impl BenchRequest {
         }
         Ok(result)
     }
+}
+
+/// The identifiers checked against `device`'s FDP configuration.
+fn placement_ids(ids: &[u16], device: &dyn Device) -> Result<PlacementIds, RunError> {
+    let Some(fdp) = device.fdp() else {
+        return Err(RunError::option(
+            "fdp_pid",
+            format!(
+                "device `{}` has no Flexible Data Placement (use an ftl-ssd profile with an [fdp] section, e.g. zn540-fdp)",
+                device.info().name
+            ),
+        ));
+    };
+    for &pid in ids {
+        if fdp.config.decode(pid).is_none() {
+            return Err(RunError::option(
+                "fdp_pid",
+                format!(
+                    "{pid} names no placement handle of `{}` ({} handle(s) in {} reclaim group(s); with one group the identifiers are 0-{})",
+                    device.info().name,
+                    fdp.config.handles.len(),
+                    fdp.config.reclaim_groups,
+                    fdp.config.handles.len() - 1
+                ),
+            ));
+        }
+    }
+    PlacementIds::new(ids).map_err(|e| RunError::option("fdp_pid", e))
 }

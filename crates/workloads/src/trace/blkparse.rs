@@ -187,6 +187,7 @@ pub(crate) fn parse<'a>(fields: &Fields<'a>) -> Result<RawRecord<'a>, LineError>
         op,
         offset_bytes,
         size_bytes,
+        placement_id: None,
     })
 }
 

@@ -107,6 +107,7 @@ pub(crate) fn parse_disksim(line: &[u8]) -> Result<RawRecord<'_>, LineError> {
         op,
         offset_bytes,
         size_bytes,
+        placement_id: None,
     })
 }
 
@@ -136,5 +137,6 @@ pub(crate) fn parse_mqsim(line: &[u8]) -> Result<RawRecord<'_>, LineError> {
         op,
         offset_bytes,
         size_bytes,
+        placement_id: None,
     })
 }

@@ -161,6 +161,8 @@ pub enum FieldProblem {
     TimeOverflow,
     /// The time is earlier than the previous record's (and `allow_unsorted` is off).
     Backwards { previous_line: u64 },
+    /// An integer above the largest value the field takes.
+    AboveMax { max: u64 },
 }
 
 impl fmt::Display for FieldProblem {
@@ -186,6 +188,7 @@ impl fmt::Display for FieldProblem {
             FieldProblem::TimeOverflow => f.write_str(
                 "is too far from the first record's time: the relative time overflows 64-bit nanoseconds",
             ),
+            FieldProblem::AboveMax { max } => write!(f, "is above {max}, the largest value allowed"),
             FieldProblem::Backwards { previous_line } => write!(
                 f,
                 "is earlier than the previous record's time (line {previous_line}); the trace is not sorted by time"

@@ -19,7 +19,7 @@
 //! | `msr` | `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime` | Windows filetime, 100 ns ticks | `Read`/`Write` (any case) | bytes |
 //! | `disksim` | `time device start size flags` (whitespace) | decimal milliseconds | hex flags, bit 0 set = read | 512-byte sectors |
 //! | `mqsim` | `time device start size type` (whitespace) | integer nanoseconds | `0` write, `1` read | 512-byte sectors |
-//! | `csv` | `time_ns,op,offset_bytes,size_bytes` | nanoseconds | `R`/`W`/`T` or `read`/`write`/`trim` | bytes |
+//! | `csv` | `time_ns,op,offset_bytes,size_bytes[,placement_id]` | nanoseconds | `R`/`W`/`T` or `read`/`write`/`trim` | bytes |
 //! | `alibaba` | `device_id,opcode,offset,length,timestamp` | microseconds | `R`/`W` | bytes |
 //! | `tencent` | `Timestamp,Offset,Size,IOType,VolumeID` | Unix seconds (decimal accepted) | `0` read, `1` write | 512-byte sectors |
 //!
@@ -187,6 +187,8 @@ pub(crate) struct RawRecord<'a> {
     pub(crate) op: TraceOp,
     pub(crate) offset_bytes: u64,
     pub(crate) size_bytes: u64,
+    /// NVMe FDP placement identifier (the plain CSV format's optional 5th column).
+    pub(crate) placement_id: Option<u16>,
 }
 
 impl TraceFormat {

@@ -148,6 +148,8 @@ pub struct TraceReader<R = BufReader<File>> {
     other_devices: std::collections::BTreeSet<u64>,
     records: u64,
     finished: bool,
+    /// Placement identifier of the record last yielded.
+    last_placement_id: Option<u16>,
 }
 
 impl TraceReader<BufReader<File>> {
@@ -204,6 +206,7 @@ impl<R: BufRead> TraceReader<R> {
             unsorted: 0,
             before_first: 0,
             other_devices: std::collections::BTreeSet::new(),
+            last_placement_id: None,
             records: 0,
             finished: false,
         }
@@ -241,6 +244,12 @@ impl<R: BufRead> TraceReader<R> {
     /// (only with [`TraceOptions::allow_unsorted`]; also counted as unsorted).
     pub fn before_first_records(&self) -> u64 {
         self.before_first
+    }
+
+    /// The placement identifier of the record last yielded (the plain CSV format's
+    /// optional `placement_id` column), if it had one.
+    pub fn placement_id(&self) -> Option<u16> {
+        self.last_placement_id
     }
 
     /// Device numbers of lines that the device filter dropped, in order (at most
@@ -318,6 +327,7 @@ impl<R: BufRead> TraceReader<R> {
             };
             self.previous = (raw.time, line);
             self.records += 1;
+            self.last_placement_id = raw.placement_id;
             return Ok(Some(TraceRecord {
                 time_ns,
                 op: raw.op,

@@ -81,5 +81,6 @@ pub(crate) fn parse(line: &[u8]) -> Result<RawRecord<'_>, LineError> {
         op,
         offset_bytes,
         size_bytes,
+        placement_id: None,
     })
 }

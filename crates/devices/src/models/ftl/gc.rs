@@ -33,11 +33,18 @@
 //!   most one superblock per victim and frees one at its end, so it always has
 //!   room.)
 //!
+//! - **Reclaim groups and streams** (FDP, `fdp.rs`): there is one collector per
+//!   reclaim group; it takes victims only from its group, and copies a victim's
+//!   data into the GC stream its opening stream names ([`Mapping::gc_dest`]), so
+//!   data stays in its group and within its reclaim unit handle's isolation
+//!   rules. Without FDP there is one group and the host stream's data goes to the
+//!   one GC stream.
+//!
 //! Every operation reserves the same channel and die timelines as host I/O, so GC
 //! delays host programs and reads, the write buffer backs up, and host writes see
 //! it as latency.
 
-use super::mapping::{Mapping, GC, HOST, NONE};
+use super::mapping::{Mapping, NONE};
 use crate::block_store::BlockStore;
 use zonelab_engine::Ns;
 use zonelab_media::flash::FlashArray;
@@ -67,6 +74,15 @@ pub(crate) struct GcOutcome {
     pub stuck: bool,
 }
 
+/// A victim GC emptied: the stream that had opened it and the units it moved
+/// (FDP's Media Reallocated event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Relocation {
+    pub owner: u16,
+    pub superblock: u32,
+    pub moved_units: u64,
+}
+
 /// Fixed parameters of the collector.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct GcParams {
@@ -82,32 +98,57 @@ pub(crate) struct GcParams {
     pub least_busy: bool,
 }
 
-/// The collector's state between steps.
+/// The collector of one reclaim group: its state between steps.
 #[derive(Debug, Clone)]
 pub(crate) struct Collector {
+    group: u32,
     active: bool,
     /// Superblock being collected, or `NONE`.
     victim: u32,
+    /// The stream the victim's data goes to.
+    dest: usize,
+    /// Units moved out of the victim so far.
+    victim_moved: u64,
     /// Read groups of the victim scanned so far (die-interleaved order).
     scanned_groups: u32,
-    /// Per die: when the victim's last read issued there completes.
+    /// Per die of the group: when the victim's last read issued there completes.
     victim_read_done_ns: Vec<Ns>,
-    /// When the data in the GC stream's staged program unit has all been read.
-    staged_ready_ns: Ns,
-    /// Valid slots read but not yet placed (at most a step's or a victim's),
-    /// each with the time its read completes.
+    /// Per stream: when the data in its staged GC program unit has all been read.
+    staged_ready_ns: Vec<Ns>,
+    /// The GC streams of this group (flushed by [`Collector::flush`]).
+    gc_streams: Vec<usize>,
+    /// Victims emptied since the owner last drained this list.
+    pub relocations: Vec<Relocation>,
+    /// Valid slots read but not yet placed (at most a step's or a victim's; all
+    /// from the current victim, so all bound for `dest`), each with the time its
+    /// read completes.
     pending: Vec<(u32, Ns)>,
 }
 
 impl Collector {
-    pub fn new(dies: u32, units_per_program_unit: u32, units_per_read_group: u32) -> Self {
+    /// The collector of reclaim group `group` of `map`.
+    pub fn new(map: &Mapping, group: u32) -> Self {
+        let l = map.layout();
+        let mut gc_streams: Vec<usize> = (0..map.stream_count())
+            .filter(|&s| map.stream_group(s) == group)
+            .map(|s| map.gc_dest(s))
+            .collect();
+        gc_streams.sort_unstable();
+        gc_streams.dedup();
         Self {
+            group,
             active: false,
             victim: NONE,
+            dest: 0,
+            victim_moved: 0,
             scanned_groups: 0,
-            victim_read_done_ns: vec![0; dies as usize],
-            staged_ready_ns: 0,
-            pending: Vec::with_capacity((units_per_program_unit + units_per_read_group) as usize),
+            victim_read_done_ns: vec![0; l.dies_per_group() as usize],
+            staged_ready_ns: vec![0; map.stream_count()],
+            gc_streams,
+            relocations: Vec::new(),
+            pending: Vec::with_capacity(
+                (l.units_per_program_unit + l.units_per_read_group) as usize,
+            ),
         }
     }
 
@@ -128,14 +169,18 @@ impl Collector {
             done_ns: ready_ns,
             ..Default::default()
         };
-        if map.staged_units(GC) > 0 {
-            self.staged_ready_ns = self.staged_ready_ns.max(ready_ns);
-            self.program_staged(map, flash, p, &mut out);
+        for i in 0..self.gc_streams.len() {
+            let stream = self.gc_streams[i];
+            if map.staged_units(stream) > 0 {
+                self.staged_ready_ns[stream] = self.staged_ready_ns[stream].max(ready_ns);
+                self.program_staged(map, flash, p, stream, &mut out);
+            }
         }
         out
     }
 
-    /// Called by the write path when a host program unit starts, at `ready_ns`.
+    /// Called by the write path when host stream `stream` (of this collector's
+    /// group) starts a program unit, at `ready_ns`.
     pub fn on_host_program_unit(
         &mut self,
         map: &mut Mapping,
@@ -143,9 +188,11 @@ impl Collector {
         data: &mut Option<BlockStore>,
         ready_ns: Ns,
         p: &GcParams,
+        stream: usize,
     ) -> Option<GcOutcome> {
-        let free = map.free_superblocks();
-        let emergency = map.needs_superblock(HOST) && free <= EMERGENCY_FREE_SUPERBLOCKS;
+        debug_assert_eq!(map.stream_group(stream), self.group);
+        let free = map.free_in(self.group);
+        let emergency = map.needs_superblock(stream) && free <= EMERGENCY_FREE_SUPERBLOCKS;
         let started = !self.active && (free <= p.low_free_superblocks || emergency);
         self.active |= started;
         if !self.active {
@@ -159,7 +206,7 @@ impl Collector {
         if emergency {
             out.emergency = true;
             let whole_superblock = map.layout().units_per_superblock() as u64;
-            while map.free_superblocks() < p.target_free_superblocks || self.victim != NONE {
+            while map.free_in(self.group) < p.target_free_superblocks || self.victim != NONE {
                 if !self.step(map, flash, data, ready_ns, whole_superblock, p, &mut out) {
                     break;
                 }
@@ -175,7 +222,7 @@ impl Collector {
                 &mut out,
             );
         }
-        if self.victim == NONE && map.free_superblocks() >= p.target_free_superblocks {
+        if self.victim == NONE && map.free_in(self.group) >= p.target_free_superblocks {
             self.active = false;
         }
         Some(out)
@@ -198,47 +245,58 @@ impl Collector {
         let layout = *map.layout();
         let group = layout.units_per_read_group;
         let groups_per_block = layout.units_per_block / group;
+        let dies = layout.dies_per_group();
+        let first_die = layout.first_die(self.group);
         let mut credit = reclaim_units as i64;
         let mut progressed = false;
         while credit > 0 {
             if self.victim == NONE {
-                if map.free_superblocks() >= p.target_free_superblocks {
+                if map.free_in(self.group) >= p.target_free_superblocks {
                     break;
                 }
-                let Some(v) = map.pick_victim() else { break };
+                let Some(v) = map.pick_victim(self.group) else {
+                    break;
+                };
                 self.victim = v;
+                self.dest = map.gc_dest(map.owner(v) as usize);
+                self.victim_moved = 0;
                 self.scanned_groups = 0;
                 self.victim_read_done_ns.fill(ready_ns);
             }
             let victim = self.victim;
-            let die = self.scanned_groups % layout.dies;
-            let g =
-                layout.block_first_slot(victim, die) + (self.scanned_groups / layout.dies) * group;
-            let valid = (g..g + group).filter(|&s| map.owner(s) != NONE).count() as u64;
+            let die_in_group = self.scanned_groups % dies;
+            let die = first_die + die_in_group;
+            let g = layout.block_first_slot(victim, die) + (self.scanned_groups / dies) * group;
+            let valid = (g..g + group).filter(|&s| map.lpn_at(s) != NONE).count() as u64;
             if valid > 0 {
                 let read_done = flash.read(ready_ns, die, valid * p.unit_bytes);
-                self.victim_read_done_ns[die as usize] = read_done;
+                self.victim_read_done_ns[die_in_group as usize] = read_done;
                 out.done_ns = out.done_ns.max(read_done);
                 out.read_bytes += valid * p.unit_bytes;
                 self.pending.extend(
                     (g..g + group)
-                        .filter(|&s| map.owner(s) != NONE)
+                        .filter(|&s| map.lpn_at(s) != NONE)
                         .map(|s| (s, read_done)),
                 );
             }
             progressed = true;
             credit -= (group as u64 - valid) as i64;
             self.scanned_groups += 1;
-            if self.scanned_groups == groups_per_block * layout.dies {
+            if self.scanned_groups == groups_per_block * dies {
                 if !self.place_pending(map, flash, data, p, out) {
                     return progressed;
                 }
-                for d in 0..layout.dies {
-                    let erased = flash.erase(self.victim_read_done_ns[d as usize], d);
+                for d in 0..dies {
+                    let erased = flash.erase(self.victim_read_done_ns[d as usize], first_die + d);
                     out.done_ns = out.done_ns.max(erased);
                 }
-                out.erases += layout.dies as u64;
+                out.erases += dies as u64;
                 out.victims += 1;
+                self.relocations.push(Relocation {
+                    owner: map.owner(victim),
+                    superblock: victim,
+                    moved_units: self.victim_moved,
+                });
                 map.release_victim(victim);
                 self.victim = NONE;
             }
@@ -263,10 +321,11 @@ impl Collector {
     ) -> bool {
         let mut pending = std::mem::take(&mut self.pending);
         let mut ok = true;
+        let dest = self.dest;
         for &(slot, read_done) in &pending {
-            debug_assert_ne!(map.owner(slot), NONE);
-            self.staged_ready_ns = self.staged_ready_ns.max(read_done);
-            let ready = self.staged_ready_ns;
+            debug_assert_ne!(map.lpn_at(slot), NONE);
+            self.staged_ready_ns[dest] = self.staged_ready_ns[dest].max(read_done);
+            let ready = self.staged_ready_ns[dest];
             let fit = |d: u32| {
                 let free_at = flash.die_free_at_ns(d);
                 match (p.least_busy, free_at >= ready) {
@@ -275,7 +334,7 @@ impl Collector {
                     (true, false) => (1 << 62) + (ready - free_at),
                 }
             };
-            let Some(to) = map.next_slot(GC, fit) else {
+            let Some(to) = map.next_slot(dest, fit) else {
                 // Put the victim back; its scan restarts later.
                 out.stuck = true;
                 map.return_victim(self.victim);
@@ -290,8 +349,9 @@ impl Collector {
                 }
             }
             out.copied_units += 1;
-            if map.staged_full(GC) {
-                self.program_staged(map, flash, p, out);
+            self.victim_moved += 1;
+            if map.staged_full(dest) {
+                self.program_staged(map, flash, p, dest, out);
             }
         }
         pending.clear();
@@ -299,20 +359,21 @@ impl Collector {
         ok
     }
 
-    /// Programs the GC stream's staged program unit (padded if partial).
+    /// Programs GC stream `stream`'s staged program unit (padded if partial).
     fn program_staged(
         &mut self,
         map: &mut Mapping,
         flash: &mut FlashArray,
         p: &GcParams,
+        stream: usize,
         out: &mut GcOutcome,
     ) {
-        if let Some(unit) = map.take_staged(GC) {
-            let done = flash.program(self.staged_ready_ns, unit.die, p.program_unit_bytes);
+        if let Some(unit) = map.take_staged(stream) {
+            let done = flash.program(self.staged_ready_ns[stream], unit.die, p.program_unit_bytes);
             out.programmed_bytes += p.program_unit_bytes;
             out.padding_units += (map.layout().units_per_program_unit - unit.filled_units) as u64;
             out.done_ns = out.done_ns.max(done);
-            self.staged_ready_ns = 0;
+            self.staged_ready_ns[stream] = 0;
         }
     }
 }

@@ -17,13 +17,26 @@
 //! free superblocks, and intrusive lists of closed superblocks bucketed by valid
 //! count, so the greedy victim (fewest valid slots) is found without a scan.
 //!
-//! Two *streams* place data: host writes and GC copies (hot/cold separation). Each
-//! stream has one open superblock (so one open block per die) and stages one
-//! program unit at a time. A new program unit goes to the die with the smallest
-//! caller-given key among the dies whose block in the open superblock has room,
-//! ties going round-robin from the die after the last one used: a constant key
-//! gives plain round-robin, the dies' next-free times give least-busy dynamic
-//! allocation. A superblock closes when all its blocks are full.
+//! *Streams* place data: by default two, host writes and GC copies (hot/cold
+//! separation); with NVMe Flexible Data Placement (`fdp.rs`) one host stream per
+//! (reclaim group, reclaim unit handle) and the GC streams its isolation rules
+//! need. Each stream has one open superblock (so one open block per die of its
+//! group) and stages one program unit at a time. A new program unit goes to the
+//! die with the smallest caller-given key among the dies whose block in the open
+//! superblock has room, ties going round-robin from the die after the last one
+//! used: a constant key gives plain round-robin, the dies' next-free times give
+//! least-busy dynamic allocation. A superblock closes when all its blocks are
+//! full. Each stream names the stream its data goes to when GC moves it.
+//!
+//! *Reclaim groups* (FDP): the dies are split into `groups` runs of consecutive
+//! dies; a superblock is then one block on every die of one group — FDP's
+//! reclaim unit — and free stacks, GC victims and streams are per group. One
+//! group (the default) is the whole array. Superblock `sb` is block row
+//! `sb / groups` on the dies of group `sb % groups`.
+//!
+//! Each superblock remembers the stream that opened it and, when the FTL tags
+//! data (FDP: the reclaim unit handle that wrote it), each logical unit its tag,
+//! so isolation can be checked ([`Mapping::check_isolation`]).
 
 /// An unmapped L2P entry, an invalid P2L entry, or "no superblock".
 pub(crate) const NONE: u32 = u32::MAX;
@@ -48,8 +61,10 @@ pub(crate) enum SbState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Layout {
     pub dies: u32,
-    /// Blocks per die = superblocks.
+    /// Superblocks in all: blocks per die × groups.
     pub superblocks: u32,
+    /// Reclaim groups: equal runs of consecutive dies (a divisor of `dies`).
+    pub groups: u32,
     pub units_per_block: u32,
     pub units_per_program_unit: u32,
     pub units_per_read_group: u32,
@@ -57,8 +72,25 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
+    #[inline]
+    pub fn dies_per_group(&self) -> u32 {
+        self.dies / self.groups
+    }
+
+    /// First die of reclaim group `group`.
+    #[inline]
+    pub fn first_die(&self, group: u32) -> u32 {
+        group * self.dies_per_group()
+    }
+
+    #[inline]
+    pub fn group_of_superblock(&self, sb: u32) -> u32 {
+        sb % self.groups
+    }
+
+    #[inline]
     pub fn units_per_superblock(&self) -> u32 {
-        self.units_per_block * self.dies
+        self.units_per_block * self.dies_per_group()
     }
 
     pub fn physical_units(&self) -> u64 {
@@ -69,15 +101,20 @@ impl Layout {
         self.units_per_block / self.units_per_program_unit
     }
 
-    /// First slot of die `die`'s block in superblock `sb`.
+    /// First slot of die `die`'s block in superblock `sb` (`die` is one of the
+    /// dies of `sb`'s group).
     #[inline]
     pub fn block_first_slot(&self, sb: u32, die: u32) -> u32 {
-        (sb * self.dies + die) * self.units_per_block
+        ((sb / self.groups) * self.dies + die) * self.units_per_block
     }
 
     #[inline]
     pub fn superblock_of_slot(&self, slot: u32) -> u32 {
-        slot / self.units_per_superblock()
+        if self.groups == 1 {
+            return slot / self.units_per_superblock();
+        }
+        let block = slot / self.units_per_block;
+        (block / self.dies) * self.groups + (block % self.dies) / self.dies_per_group()
     }
 
     #[inline]
@@ -89,6 +126,10 @@ impl Layout {
 /// A stream's placement state.
 #[derive(Debug, Clone)]
 struct Stream {
+    /// The reclaim group it writes to.
+    group: u32,
+    /// The stream GC moves this stream's data to.
+    gc_dest: usize,
     /// The open superblock, or `NONE`.
     open: u32,
     /// Die after the last one used (round-robin start for ties).
@@ -172,6 +213,28 @@ impl Buckets {
     }
 }
 
+/// Where a stream writes and where GC moves its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StreamSpec {
+    pub group: u32,
+    pub gc_dest: usize,
+}
+
+/// The default streams: host writes (0) and GC copies (1), both in group 0.
+pub(crate) const HOST_AND_GC: [StreamSpec; 2] = [
+    StreamSpec {
+        group: 0,
+        gc_dest: GC,
+    },
+    StreamSpec {
+        group: 0,
+        gc_dest: GC,
+    },
+];
+
+/// `owner` of a superblock no stream has opened since it was erased.
+pub(crate) const NO_OWNER: u16 = u16::MAX;
+
 /// The FTL's mapping state.
 #[derive(Debug, Clone)]
 pub(crate) struct Mapping {
@@ -188,23 +251,29 @@ pub(crate) struct Mapping {
     epoch: Vec<u32>,
     /// Per block: program units assigned so far.
     write_pu: Vec<u32>,
-    /// Erased superblocks (a stack; lowest index on top initially).
-    free: Vec<u32>,
+    /// Per group: erased superblocks (a stack; lowest index on top initially).
+    free: Vec<Vec<u32>>,
     mapped_units: u64,
-    buckets: Buckets,
-    streams: [Stream; 2],
+    /// Per group: closed superblocks by valid count.
+    buckets: Vec<Buckets>,
+    streams: Vec<Stream>,
+    /// Per superblock: the stream that opened it last ([`NO_OWNER`] if none).
+    owner: Vec<u16>,
+    /// Per logical unit: the tag of its data (FDP: the reclaim unit handle that
+    /// wrote it); empty when the FTL does not tag.
+    tags: Vec<u8>,
 }
 
 impl Mapping {
-    pub fn new(layout: Layout) -> Self {
+    /// A fresh mapping with `streams` (see [`HOST_AND_GC`]); `tagged` keeps a tag
+    /// per logical unit.
+    pub fn new(layout: Layout, streams: &[StreamSpec], tagged: bool) -> Self {
         let sbs = layout.superblocks;
-        let stream = Stream {
-            open: NONE,
-            next_die: 0,
-            staging: false,
-            staging_first: 0,
-            staging_filled: 0,
-        };
+        assert!(layout.groups >= 1 && layout.dies.is_multiple_of(layout.groups));
+        assert!(sbs.is_multiple_of(layout.groups));
+        assert!(streams
+            .iter()
+            .all(|s| s.group < layout.groups && s.gc_dest < streams.len()));
         Self {
             l2p: vec![NONE; layout.logical_units as usize],
             p2l: vec![NONE; layout.physical_units() as usize],
@@ -212,11 +281,37 @@ impl Mapping {
             state: vec![SbState::Free; sbs as usize],
             assigned_pus: vec![0; sbs as usize],
             epoch: vec![0; sbs as usize],
-            write_pu: vec![0; (sbs * layout.dies) as usize],
-            free: (0..sbs).rev().collect(),
+            write_pu: vec![0; (sbs / layout.groups * layout.dies) as usize],
+            free: (0..layout.groups)
+                .map(|g| {
+                    (0..sbs)
+                        .rev()
+                        .filter(|sb| sb % layout.groups == g)
+                        .collect()
+                })
+                .collect(),
             mapped_units: 0,
-            buckets: Buckets::new(sbs, layout.units_per_superblock()),
-            streams: [stream.clone(), stream],
+            buckets: (0..layout.groups)
+                .map(|_| Buckets::new(sbs, layout.units_per_superblock()))
+                .collect(),
+            streams: streams
+                .iter()
+                .map(|s| Stream {
+                    group: s.group,
+                    gc_dest: s.gc_dest,
+                    open: NONE,
+                    next_die: layout.first_die(s.group),
+                    staging: false,
+                    staging_first: 0,
+                    staging_filled: 0,
+                })
+                .collect(),
+            owner: vec![NO_OWNER; sbs as usize],
+            tags: if tagged {
+                vec![0; layout.logical_units as usize]
+            } else {
+                Vec::new()
+            },
             layout,
         }
     }
@@ -226,9 +321,61 @@ impl Mapping {
         &self.layout
     }
 
+    /// Free superblocks of reclaim group `group`.
     #[inline]
-    pub fn free_superblocks(&self) -> u32 {
-        self.free.len() as u32
+    pub fn free_in(&self, group: u32) -> u32 {
+        self.free[group as usize].len() as u32
+    }
+
+    /// The reclaim group `stream` writes to.
+    #[inline]
+    pub fn stream_group(&self, stream: usize) -> u32 {
+        self.streams[stream].group
+    }
+
+    /// The stream GC moves `stream`'s data to.
+    #[inline]
+    pub fn gc_dest(&self, stream: usize) -> usize {
+        self.streams[stream].gc_dest
+    }
+
+    pub fn stream_count(&self) -> usize {
+        self.streams.len()
+    }
+
+    /// The stream that opened superblock `sb` ([`NO_OWNER`] if none since its erase).
+    #[inline]
+    pub fn owner(&self, sb: u32) -> u16 {
+        self.owner[sb as usize]
+    }
+
+    /// Superblocks of `stream` open now (0 or 1).
+    pub fn open_superblock(&self, stream: usize) -> Option<u32> {
+        let sb = self.streams[stream].open;
+        (sb != NONE).then_some(sb)
+    }
+
+    /// Program units not yet assigned in `stream`'s open superblock (0 if none).
+    pub fn unassigned_program_units(&self, stream: usize) -> u32 {
+        match self.open_superblock(stream) {
+            Some(sb) => {
+                let l = self.layout;
+                l.program_units_per_block() * l.dies_per_group() - self.assigned_pus[sb as usize]
+            }
+            None => 0,
+        }
+    }
+
+    /// The tag of `lpn`'s data (only when tagging).
+    #[cfg(test)]
+    pub fn tag(&self, lpn: u32) -> u8 {
+        self.tags[lpn as usize]
+    }
+
+    /// Sets the tag of `lpn`'s data (only when tagging).
+    #[inline]
+    pub fn set_tag(&mut self, lpn: u32, tag: u8) {
+        self.tags[lpn as usize] = tag;
     }
 
     #[inline]
@@ -244,7 +391,7 @@ impl Mapping {
 
     /// Logical unit stored in `slot`, or `NONE` (invalid or padding).
     #[inline]
-    pub fn owner(&self, slot: u32) -> u32 {
+    pub fn lpn_at(&self, slot: u32) -> u32 {
         self.p2l[slot as usize]
     }
 
@@ -252,8 +399,12 @@ impl Mapping {
     /// the controller's DRAM).
     #[inline]
     pub fn is_staged(&self, slot: u32) -> bool {
+        let sb = self.layout.superblock_of_slot(slot);
         self.streams.iter().any(|s| {
-            s.staging && slot >= s.staging_first && slot < s.staging_first + s.staging_filled
+            s.open == sb
+                && s.staging
+                && slot >= s.staging_first
+                && slot < s.staging_first + s.staging_filled
         })
     }
 
@@ -315,8 +466,9 @@ impl Mapping {
         let v = self.valid[sb as usize];
         debug_assert!(v > 0, "superblock {sb} has no valid slot to drop");
         if self.state[sb as usize] == SbState::Closed {
-            self.buckets.remove(sb, v);
-            self.buckets.insert(sb, v - 1);
+            let g = self.layout.group_of_superblock(sb) as usize;
+            self.buckets[g].remove(sb, v);
+            self.buckets[g].insert(sb, v - 1);
         }
         self.valid[sb as usize] = v - 1;
     }
@@ -370,9 +522,12 @@ impl Mapping {
 
     fn open_program_unit(&mut self, stream: usize, die_key: impl Fn(u32) -> u64) -> bool {
         let l = self.layout;
+        let group = self.streams[stream].group;
+        let first_die = l.first_die(group);
+        let group_dies = l.dies_per_group();
         let mut sb = self.streams[stream].open;
         if sb == NONE {
-            let Some(fresh) = self.free.pop() else {
+            let Some(fresh) = self.free[group as usize].pop() else {
                 return false;
             };
             debug_assert_eq!(self.state[fresh as usize], SbState::Free);
@@ -380,20 +535,23 @@ impl Mapping {
             self.valid[fresh as usize] = 0;
             self.assigned_pus[fresh as usize] = 0;
             self.epoch[fresh as usize] = self.epoch[fresh as usize].wrapping_add(1);
-            let first_block = (fresh * l.dies) as usize;
-            self.write_pu[first_block..first_block + l.dies as usize].fill(0);
+            self.owner[fresh as usize] = stream as u16;
+            let first_block = ((fresh / l.groups) * l.dies + first_die) as usize;
+            self.write_pu[first_block..first_block + group_dies as usize].fill(0);
             self.streams[stream].open = fresh;
             sb = fresh;
         }
-        let first_block = sb * l.dies;
-        let start = self.streams[stream].next_die;
+        let first_block = (sb / l.groups) * l.dies;
+        // Dies are tried from the one after the last used, within the group.
+        let start = self.streams[stream].next_die - first_die;
         let mut best: Option<(u64, u32)> = None;
-        for i in 0..l.dies {
-            let die = if start + i >= l.dies {
-                start + i - l.dies
-            } else {
-                start + i
-            };
+        for i in 0..group_dies {
+            let die = first_die
+                + if start + i >= group_dies {
+                    start + i - group_dies
+                } else {
+                    start + i
+                };
             if self.write_pu[(first_block + die) as usize] == l.program_units_per_block() {
                 continue;
             }
@@ -412,7 +570,11 @@ impl Mapping {
         s.staging = true;
         s.staging_first = block * l.units_per_block + pu * l.units_per_program_unit;
         s.staging_filled = 0;
-        s.next_die = if die + 1 == l.dies { 0 } else { die + 1 };
+        s.next_die = if die + 1 == first_die + group_dies {
+            first_die
+        } else {
+            die + 1
+        };
         true
     }
 
@@ -449,18 +611,46 @@ impl Mapping {
         s.staging = false;
         s.staging_filled = 0;
         let sb = s.open;
-        if self.assigned_pus[sb as usize] == l.program_units_per_block() * l.dies {
-            self.streams[stream].open = NONE;
-            self.state[sb as usize] = SbState::Closed;
-            self.buckets.insert(sb, self.valid[sb as usize]);
+        if self.assigned_pus[sb as usize] == l.program_units_per_block() * l.dies_per_group() {
+            self.close_open(stream);
         }
         Some(unit)
     }
 
+    /// Closes `stream`'s open superblock: it becomes a GC candidate.
+    fn close_open(&mut self, stream: usize) {
+        let sb = self.streams[stream].open;
+        self.streams[stream].open = NONE;
+        self.state[sb as usize] = SbState::Closed;
+        let g = self.layout.group_of_superblock(sb) as usize;
+        self.buckets[g].insert(sb, self.valid[sb as usize]);
+    }
+
+    /// Closes `stream`'s open superblock before it is full (an FDP reclaim unit
+    /// handle update): its unassigned program units stay erased and unwritten
+    /// until GC erases the superblock. The stream must have no staged program
+    /// unit (program it first). Returns the program units left unwritten.
+    pub fn close_early(&mut self, stream: usize) -> u32 {
+        debug_assert!(!self.streams[stream].staging);
+        let Some(sb) = self.open_superblock(stream) else {
+            return 0;
+        };
+        let l = self.layout;
+        let per_block = l.program_units_per_block();
+        let unwritten = per_block * l.dies_per_group() - self.assigned_pus[sb as usize];
+        let first_block = (sb / l.groups) * l.dies + l.first_die(l.group_of_superblock(sb));
+        for b in first_block..first_block + l.dies_per_group() {
+            self.write_pu[b as usize] = per_block;
+        }
+        self.assigned_pus[sb as usize] = per_block * l.dies_per_group();
+        self.close_open(stream);
+        unwritten
+    }
+
     /// Greedy victim: the closed superblock with the fewest valid slots, if it
     /// frees anything. It becomes a [`SbState::Victim`].
-    pub fn pick_victim(&mut self) -> Option<u32> {
-        let sb = self.buckets.pop_min(self.layout.units_per_superblock())?;
+    pub fn pick_victim(&mut self, group: u32) -> Option<u32> {
+        let sb = self.buckets[group as usize].pop_min(self.layout.units_per_superblock())?;
         self.state[sb as usize] = SbState::Victim;
         Some(sb)
     }
@@ -469,7 +659,8 @@ impl Mapping {
     pub fn return_victim(&mut self, sb: u32) {
         debug_assert_eq!(self.state[sb as usize], SbState::Victim);
         self.state[sb as usize] = SbState::Closed;
-        self.buckets.insert(sb, self.valid[sb as usize]);
+        let g = self.layout.group_of_superblock(sb) as usize;
+        self.buckets[g].insert(sb, self.valid[sb as usize]);
     }
 
     /// Returns an emptied victim to the free stack (after its erase).
@@ -477,7 +668,9 @@ impl Mapping {
         debug_assert_eq!(self.state[sb as usize], SbState::Victim);
         debug_assert_eq!(self.valid[sb as usize], 0);
         self.state[sb as usize] = SbState::Free;
-        self.free.push(sb);
+        self.owner[sb as usize] = NO_OWNER;
+        let g = self.layout.group_of_superblock(sb) as usize;
+        self.free[g].push(sb);
     }
 
     /// Checks every invariant of the mapping; the first violation is returned.
@@ -541,7 +734,10 @@ impl Mapping {
                     self.valid[sb]
                 ));
             }
-            let pus: u32 = self.write_pu[sb * l.dies as usize..(sb + 1) * l.dies as usize]
+            let first_block =
+                (sb as u32 / l.groups) * l.dies + l.first_die(l.group_of_superblock(sb as u32));
+            let pus: u32 = self.write_pu
+                [first_block as usize..(first_block + l.dies_per_group()) as usize]
                 .iter()
                 .sum();
             if self.state[sb] != SbState::Free && pus != self.assigned_pus[sb] {
@@ -558,18 +754,33 @@ impl Mapping {
                 l.superblocks
             ));
         }
-        if victim > 1 {
-            return Err(format!("{victim} superblocks are GC victims at once"));
+        for g in 0..l.groups {
+            let victims = (0..l.superblocks)
+                .filter(|&sb| {
+                    l.group_of_superblock(sb) == g && self.state[sb as usize] == SbState::Victim
+                })
+                .count();
+            if victims > 1 {
+                return Err(format!(
+                    "{victims} superblocks of group {g} are GC victims at once"
+                ));
+            }
         }
-        if free as usize != self.free.len()
-            || self
-                .free
-                .iter()
-                .any(|&sb| self.state[sb as usize] != SbState::Free)
-        {
+        let stacked: usize = self.free.iter().map(|f| f.len()).sum();
+        for (g, f) in self.free.iter().enumerate() {
+            if let Some(&sb) = f.iter().find(|&&sb| {
+                self.state[sb as usize] != SbState::Free || l.group_of_superblock(sb) != g as u32
+            }) {
+                return Err(format!(
+                    "free stack of group {g} holds superblock {sb} ({:?}, group {})",
+                    self.state[sb as usize],
+                    l.group_of_superblock(sb)
+                ));
+            }
+        }
+        if free as usize != stacked {
             return Err(format!(
-                "the free stack ({}) disagrees with the states ({free} free)",
-                self.free.len()
+                "the free stacks ({stacked}) disagree with the states ({free} free)"
             ));
         }
         let opened = self.streams.iter().filter(|s| s.open != NONE).count() as u32;
@@ -578,31 +789,73 @@ impl Mapping {
                 "{open} open superblocks but the streams hold {opened}"
             ));
         }
+        for (i, st) in self.streams.iter().enumerate() {
+            if st.open != NONE
+                && (l.group_of_superblock(st.open) != st.group
+                    || self.owner[st.open as usize] != i as u16)
+            {
+                return Err(format!(
+                    "stream {i} (group {}) holds superblock {} of group {} owned by {}",
+                    st.group,
+                    st.open,
+                    l.group_of_superblock(st.open),
+                    self.owner[st.open as usize]
+                ));
+            }
+        }
         let mut in_buckets = 0;
-        for (v, &h) in self.buckets.head.iter().enumerate() {
-            let mut sb = h;
-            while sb != NONE {
-                if self.state[sb as usize] != SbState::Closed || self.valid[sb as usize] != v as u32
-                {
-                    return Err(format!(
-                        "bucket {v} holds superblock {sb} ({:?}, {} valid)",
-                        self.state[sb as usize], self.valid[sb as usize]
-                    ));
+        for (g, buckets) in self.buckets.iter().enumerate() {
+            for (v, &h) in buckets.head.iter().enumerate() {
+                let mut sb = h;
+                while sb != NONE {
+                    if self.state[sb as usize] != SbState::Closed
+                        || self.valid[sb as usize] != v as u32
+                        || l.group_of_superblock(sb) != g as u32
+                    {
+                        return Err(format!(
+                            "bucket {v} of group {g} holds superblock {sb} ({:?}, {} valid)",
+                            self.state[sb as usize], self.valid[sb as usize]
+                        ));
+                    }
+                    if (v as u32) < buckets.min_hint {
+                        return Err(format!(
+                            "bucket {v} is below the minimum hint {}",
+                            buckets.min_hint
+                        ));
+                    }
+                    in_buckets += 1;
+                    sb = buckets.next[sb as usize];
                 }
-                if (v as u32) < self.buckets.min_hint {
-                    return Err(format!(
-                        "bucket {v} is below the minimum hint {}",
-                        self.buckets.min_hint
-                    ));
-                }
-                in_buckets += 1;
-                sb = self.buckets.next[sb as usize];
             }
         }
         if in_buckets != closed {
             return Err(format!(
                 "{closed} closed superblocks but {in_buckets} in buckets"
             ));
+        }
+        Ok(())
+    }
+
+    /// Checks that every valid unit sits in a superblock whose owning stream may
+    /// hold data with its tag (`allowed(owner stream, tag)`); the first unit that
+    /// may not is returned. Only meaningful when the mapping tags data.
+    #[cfg(test)]
+    pub fn check_isolation(&self, allowed: impl Fn(usize, u8) -> bool) -> Result<(), String> {
+        if self.tags.is_empty() {
+            return Ok(());
+        }
+        for (slot, &lpn) in self.p2l.iter().enumerate() {
+            if lpn == NONE {
+                continue;
+            }
+            let sb = self.layout.superblock_of_slot(slot as u32);
+            let owner = self.owner[sb as usize];
+            let tag = self.tags[lpn as usize];
+            if owner == NO_OWNER || !allowed(owner as usize, tag) {
+                return Err(format!(
+                    "superblock {sb} (opened by stream {owner}) holds LBA {lpn} tagged {tag}"
+                ));
+            }
         }
         Ok(())
     }
@@ -620,12 +873,13 @@ mod tests {
             units_per_program_unit: 4,
             units_per_read_group: 2,
             logical_units: 32,
+            groups: 1,
         }
     }
 
     #[test]
     fn program_units_rotate_over_dies_and_superblocks_close() {
-        let mut m = Mapping::new(layout());
+        let mut m = Mapping::new(layout(), &HOST_AND_GC, false);
         let mut dies = Vec::new();
         for lpn in 0..32 {
             let slot = m.next_slot(HOST, |_| 0).unwrap();
@@ -643,14 +897,14 @@ mod tests {
             m.unmap(lpn);
         }
         m.check_invariants().unwrap();
-        assert_eq!(m.pick_victim(), Some(0));
-        assert_eq!(m.pick_victim(), Some(1));
-        assert_eq!(m.pick_victim(), None);
+        assert_eq!(m.pick_victim(0), Some(0));
+        assert_eq!(m.pick_victim(0), Some(1));
+        assert_eq!(m.pick_victim(0), None);
     }
 
     #[test]
     fn least_key_die_wins_and_full_blocks_are_skipped() {
-        let mut m = Mapping::new(layout());
+        let mut m = Mapping::new(layout(), &HOST_AND_GC, false);
         // Die 1 preferred: both its program units first, then die 0's.
         let mut dies = Vec::new();
         for lpn in 0..16 {

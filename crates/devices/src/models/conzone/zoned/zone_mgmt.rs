@@ -117,6 +117,11 @@ impl ConZone {
                 Ok(done)
             }
             ZoneAction::Reset => self.reset(now, zone_lba),
+            // The ConZone+ model has no zone random write area.
+            ZoneAction::OpenZrwa | ZoneAction::FlushZrwa => Err(DeviceError::Unsupported {
+                command: Command::Zone { action, zone_lba }.name(),
+                device: self.info.name.clone(),
+            }),
         }
     }
 
