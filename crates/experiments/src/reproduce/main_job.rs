@@ -95,10 +95,9 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         target: "placement",
         paper: "ZoneLab's own: conventional vs FDP 1/2/4/8 handles (issue 20)",
         scale: 0.05,
-        // Measured with the debug (opt-level 1) build, an upper bound of the
-        // release time: 2.01 s with ZNS and five ablation runs (9ff6989); the
-        // LSM-tree runs (f862476) add about 0.4 s at 0.02, not re-timed at 0.05.
-        measured_wall_s: 2.5,
+        // Release build of 39e185a inside `zonelab reproduce all` (ZNS, five
+        // ablation runs and the LSM-tree runs).
+        measured_wall_s: 2.4,
     },
 ];
 
