@@ -13,7 +13,7 @@
 //! docs/PERFORMANCE.md with machine and date.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use zonelab_devices::open_device;
+use zonelab_devices::{open_device, Device};
 use zonelab_experiments::bench::{run_bench, BenchOptions, PlacementIds};
 use zonelab_workloads::job::{JobSpec, RwMode};
 
@@ -40,12 +40,10 @@ fn zns_sequential_zone_writes(c: &mut Criterion) {
     g.finish();
 }
 
-fn ftl_random_writes_with_gc(c: &mut Criterion) {
-    let mut g = c.benchmark_group("ssd-conventional");
-    g.sample_size(10);
-    // Precondition once (fill the drive and overwrite it so GC is active), then time
-    // a further stretch of random writes on a clone of the aged device state.
-    let mut aged = open_device("ssd-conventional").expect("built-in profile");
+/// A built-in profile filled sequentially and then overwritten with 4 KiB random
+/// writes over half its capacity, so GC is active in whatever is timed next.
+fn aged_device(profile: &str) -> Box<dyn Device> {
+    let mut aged = open_device(profile).expect("built-in profile");
     let capacity = aged.info().capacity_bytes();
     let fill = JobSpec {
         rw: RwMode::Write,
@@ -62,6 +60,15 @@ fn ftl_random_writes_with_gc(c: &mut Criterion) {
         ..JobSpec::default()
     };
     run_bench(aged.as_mut(), &age, &BenchOptions::default(), None).expect("age");
+    aged
+}
+
+fn ftl_random_writes_with_gc(c: &mut Criterion) {
+    let mut g = c.benchmark_group("ssd-conventional");
+    g.sample_size(10);
+    // Precondition once (fill the drive and overwrite it so GC is active), then time
+    // a further stretch of random writes on a clone of the aged device state.
+    let mut aged = aged_device("ssd-conventional");
     g.throughput(Throughput::Elements(REQUESTS));
     g.bench_function("rand_write_4k_qd32_gc_active", |b| {
         let mut seed = 1;
@@ -193,23 +200,7 @@ fn ftl_fdp_writes_with_gc(c: &mut Criterion) {
 fn ftl_map_cache_and_suspension(c: &mut Criterion) {
     let mut g = c.benchmark_group("ssd-mqsim");
     g.sample_size(10);
-    let mut aged = open_device("ssd-mqsim").expect("built-in profile");
-    let capacity = aged.info().capacity_bytes();
-    let fill = JobSpec {
-        rw: RwMode::Write,
-        block_size_bytes: 1 << 20,
-        iodepth: 8,
-        ..JobSpec::default()
-    };
-    run_bench(aged.as_mut(), &fill, &BenchOptions::default(), None).expect("fill");
-    let age = JobSpec {
-        rw: RwMode::RandWrite,
-        block_size_bytes: 4096,
-        iodepth: 32,
-        io_size_bytes: Some(capacity / 2),
-        ..JobSpec::default()
-    };
-    run_bench(aged.as_mut(), &age, &BenchOptions::default(), None).expect("age");
+    let mut aged = aged_device("ssd-mqsim");
     g.throughput(Throughput::Elements(REQUESTS));
     g.bench_function("rand_rw_4k_qd32_gc_map_cache_suspend", |b| {
         let mut seed = 1;
