@@ -9,6 +9,9 @@
 //!     cargo run --release -p zonelab-experiments --example mios_ssd_probe -- \
 //!         fio 20 baseline ssd-960evo 1.0 [append|seq] [every_s] [every_writes]
 //!
+//! Environment: `ZONELAB_MIOS_SEED` (trace seed, default 1), `ZONELAB_MIOS_SSD_DEPTH`
+//! (MIOS's SSD dispatch depth, default the paper's 1; `none`: no limit).
+//!
 //! `append` ages the SSD as `reproduce mios` does (sequential fill, then one
 //! capacity of the traces' chunk-file appends); `seq` only fills it sequentially.
 
@@ -160,10 +163,14 @@ fn main() -> Result<(), String> {
         x => return Err(format!("aging `{x}`: append or seq")),
     };
     let cap = ssd.info().capacity_bytes();
+    // The trace seed (`reproduce mios --seed`), 1 unless ZONELAB_MIOS_SEED says.
+    let seed: u64 = std::env::var("ZONELAB_MIOS_SEED")
+        .map_or(Ok(1), |s| s.parse())
+        .map_err(|_| "ZONELAB_MIOS_SEED: a number")?;
     let reqs: Vec<UserRequest> = match a[0].as_str() {
         "node" => {
             let node = find_node(&a[1]).ok_or(format!("node `{}`", a[1]))?;
-            mios_pangu_requests(node, scale, 1, cap, start)
+            mios_pangu_requests(node, scale, seed, cap, start)
         }
         "fio" => {
             let iv: u64 = a[1].parse().map_err(|_| "interval_us")?;
@@ -254,6 +261,12 @@ fn main() -> Result<(), String> {
     println!(
         "# mean write latency (us) by queue length: {}",
         by_len.join(" ")
+    );
+    println!(
+        "# reads: avg {:.1} us, p99 {:.1} us, max {:.1} us",
+        r.read_latency.mean_ns / 1e3,
+        r.read_latency.p99_ns as f64 / 1e3,
+        r.read_latency.max_ns as f64 / 1e3
     );
     println!(
         "# reads {} (HDD {}), trims {}; HDD padding {:.2} GB, syncs {}, GC runs {}, writes sent back {}",
