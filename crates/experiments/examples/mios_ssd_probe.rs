@@ -10,7 +10,8 @@
 //!         fio 20 baseline ssd-960evo 1.0 [append|seq] [every_s] [every_writes]
 //!
 //! Environment: `ZONELAB_MIOS_SEED` (trace seed, default 1), `ZONELAB_MIOS_SSD_DEPTH`
-//! (MIOS's SSD dispatch depth, default the paper's 1; `none`: no limit).
+//! (MIOS's SSD dispatch depth, default the paper's 1; `none`: no limit),
+//! `ZONELAB_MIOS_NO_READS` (set: drop the trace's reads, an ablation).
 //!
 //! `append` ages the SSD as `reproduce mios` does (sequential fill, then one
 //! capacity of the traces' chunk-file appends); `seq` only fills it sequentially.
@@ -170,7 +171,12 @@ fn main() -> Result<(), String> {
     let reqs: Vec<UserRequest> = match a[0].as_str() {
         "node" => {
             let node = find_node(&a[1]).ok_or(format!("node `{}`", a[1]))?;
-            mios_pangu_requests(node, scale, seed, cap, start)
+            let mut reqs = mios_pangu_requests(node, scale, seed, cap, start);
+            // Ablation: without the trace's reads (what the SSD FIFO waits behind).
+            if std::env::var("ZONELAB_MIOS_NO_READS").is_ok() {
+                reqs.retain(|q| q.op != UserOp::Read);
+            }
+            reqs
         }
         "fio" => {
             let iv: u64 = a[1].parse().map_err(|_| "interval_us")?;
