@@ -21,7 +21,14 @@
 //! - **User writes never wait behind padding, a sync or a read.** Steering
 //!   (Algorithm 3) sends a write only while `flagHDD` is on and it is predicted F or
 //!   M after the writes ahead of it, and padding or a sync start only when no user
-//!   write waits. Should the head of the HDD queue still be predicted S when its turn
+//!   write waits. MIOS_E's l(t) ≤ L branch (line 4) also never queues a write
+//!   behind another user write: it redirects only to an idle HDD, so the write
+//!   sees L_f (§4.3: "we only redirect user requests to leverage the F write
+//!   state"); only line 2 (l(t) > L, the SSD congested) may queue.
+//! - **Write states** of completed writes come from their size and latency
+//!   (`ProfiledParams::classify_write`), and only a sync leads the predictor into F
+//!   (Fig. 5): a sequence is one Fast stage of user writes, then `loop_max` M/S
+//!   pairs (PF/PS padding when idle), then a sync. Should the head of the HDD queue still be predicted S when its turn
 //!   comes (the buffer filled earlier than predicted), the queue goes back to the SSD
 //!   and BCW pads through the S stage (§4.2: "all incoming user requests have to be
 //!   steered to other storage devices"). A read of data in the HDD log suspends BCW
@@ -205,6 +212,10 @@ pub struct NodeResult {
     pub hdd_user_write_latency_by_observed_state: [LatencySummary; 3],
     /// Predicted vs observed state of the user writes alone: [predicted][observed].
     pub hdd_user_write_confusion: [[u64; 3]; 3],
+    /// Time BCW spent (from one HDD completion to the next) with the predictor in
+    /// the Fast stage, the Mid stage, the Slow phase (PS padding, `flagHDD` off) and
+    /// in syncs: MIOS_E's line 4 can redirect only in the first.
+    pub bcw_stage_time_ns: [Ns; 4],
     /// Time each user write on the HDD waited (arrival to the HDD starting it):
     /// behind other user writes, since nothing else is started while one waits.
     pub hdd_user_write_wait: LatencySummary,
@@ -299,6 +310,8 @@ struct Node<'a> {
     hdd_state_hist: [LatencyHistogram; 3],
     hdd_observed_state_hist: [LatencyHistogram; 3],
     hdd_wait_hist: LatencyHistogram,
+    /// The last HDD completion (or BCW's start), for `bcw_stage_time_ns`.
+    stage_clock_ns: Ns,
     ssd_queue_writes: Vec<u64>,
     ssd_queue_latency_ns: Vec<f64>,
     slow_phase: bool,
@@ -366,6 +379,7 @@ impl<'a> Node<'a> {
                 LatencyHistogram::new(),
             ],
             hdd_wait_hist: LatencyHistogram::new(),
+            stage_clock_ns: 0,
             ssd_queue_writes: vec![0; QUEUE_BUCKETS],
             ssd_queue_latency_ns: vec![0.0; QUEUE_BUCKETS],
             slow_phase: false,
@@ -412,6 +426,7 @@ impl<'a> Node<'a> {
                 hdd_user_write_latency_by_observed_state: Default::default(),
                 hdd_user_write_confusion: [[0; 3]; 3],
                 hdd_user_write_wait: LatencySummary::default(),
+                bcw_stage_time_ns: [0; 4],
                 writes_sent_back: 0,
                 ssd_writes_by_queue_length: Vec::new(),
                 ssd_write_latency_sum_by_queue_length_ns: Vec::new(),
@@ -429,6 +444,7 @@ impl<'a> Node<'a> {
         if self.cfg.policy.uses_bcw() {
             // BCW starts (with its sync) when the workload does.
             let t0 = self.reqs.first().map_or(0, |r| r.arrival_ns);
+            self.stage_clock_ns = t0;
             self.hdd_next(t0)?;
         }
         let mut end = 0;
@@ -904,6 +920,15 @@ impl<'a> Node<'a> {
             return Ok(());
         };
         debug_assert_eq!(done, now);
+        if self.cfg.policy.uses_bcw() {
+            let stage = match op {
+                HddOp::Sync => 3,
+                _ if self.slow_phase => 2,
+                _ => self.predictor.state().index(),
+            };
+            self.r.bcw_stage_time_ns[stage] += now.saturating_sub(self.stage_clock_ns);
+            self.stage_clock_ns = now;
+        }
         let busy = done - start;
         self.hdd_gross_ns += busy;
         self.hdd_in_flight_user_bytes = 0;
