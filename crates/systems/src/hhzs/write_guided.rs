@@ -49,6 +49,11 @@ pub struct WriteGuided {
     jobs: BTreeMap<u64, JobDemand>,
     /// Name suffix (`+C` when the store caches).
     pub caching_label: bool,
+    /// Ablation: count SSTs that a finished compaction consumed but RocksDB has
+    /// not deleted yet in their old level's A_i, as H2Zone's
+    /// `ZenFS::ComputeCurrentAllocation` does (it sees every file ZenFS holds),
+    /// instead of taking their SSD zones off C_ssd.
+    pub obsolete_in_levels: bool,
 }
 
 /// The tiering level and the SSD zones L_t may use.
@@ -109,7 +114,17 @@ impl WriteGuided {
         // zones its SSTs hold.
         let mut allocated = vec![0i64; max_level as usize + 1];
         let mut on_ssd = vec![0i64; max_level as usize + 1];
+        let mut c_ssd = c_ssd;
         for s in &view.ssts {
+            if s.obsolete && !self.obsolete_in_levels {
+                // Consumed by a finished compaction, awaiting deletion: in no level
+                // (§3.3 counts a compaction's SSTs only until it ends), but its SSD
+                // zones are not "available SSD zones for SSTs" (C_ssd).
+                if s.device == 0 {
+                    c_ssd -= s.zones as i64;
+                }
+                continue;
+            }
             allocated[s.level as usize] += s.zones as i64;
             if s.device == 0 {
                 on_ssd[s.level as usize] += s.zones as i64;
@@ -181,6 +196,15 @@ impl PlacementPolicy for WriteGuided {
         } else {
             hdd_only
         }
+    }
+
+    fn describe(&self, view: &StoreView) -> String {
+        let t = self.tiering(view);
+        let demands: Vec<i64> = (1..=4).map(|l| self.demand(l)).collect();
+        format!(
+            "t={} R={} ssd@t={} ssd>t={} D0={} D1-4={demands:?}",
+            t.level, t.reserved_zones, t.ssd_zones_at_t, t.ssd_zones_above_t, view.wal_zones
+        )
     }
 
     fn remount(&mut self) {
@@ -304,6 +328,7 @@ mod tests {
             reads,
             age_ns: 1_000_000_000,
             compacting: false,
+            obsolete: false,
             open: false,
         }
     }
