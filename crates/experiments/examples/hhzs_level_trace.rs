@@ -7,8 +7,9 @@
 //! `no-l0-limits` (L0 slowdown and stop triggers at 1,000 files) or
 //! `delete-at-install` (compaction inputs deleted when the compaction installs, not
 //! when no running job pins them any more, `LsmOptions::defer_obsolete_deletion`) or
-//! `obsolete-in-levels` (P, P+M, HHZS: SSTs consumed by a finished compaction but
-//! not yet deleted count in their old level, `WriteGuided::obsolete_in_levels`).
+//! `exclude-obsolete` (P, P+M, HHZS: SSTs consumed by a finished compaction but not
+//! yet deleted count in no level and their SSD zones come off C_ssd,
+//! `WriteGuided::exclude_obsolete`).
 //! Each line is followed (on stderr) by the SSD's free zones, its zones held per
 //! level by live and by obsolete SSTs, and the policy's tiering state; the end
 //! shows where each level's new SSTs went and why.
@@ -46,10 +47,10 @@ fn main() {
         .unwrap_or(Scheme::Basic(4));
     let lines: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(60);
     let mut setup = HybridSetup::paper(scale);
-    let mut obsolete_in_levels = false;
+    let mut exclude_obsolete = false;
     match args.get(4).map(String::as_str) {
         None => {}
-        Some("obsolete-in-levels") => obsolete_in_levels = true,
+        Some("exclude-obsolete") => exclude_obsolete = true,
         Some("no-pending-limits") => {
             setup.options.soft_pending_compaction_bytes = 0;
             setup.options.hard_pending_compaction_bytes = 0;
@@ -60,13 +61,13 @@ fn main() {
         }
         Some("delete-at-install") => setup.options.defer_obsolete_deletion = false,
         Some(other) => panic!(
-            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, obsolete-in-levels)"
+            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete)"
         ),
     }
     let records = (PAPER_RECORDS as f64 * scale) as u64;
-    let mut db = if obsolete_in_levels {
+    let mut db = if exclude_obsolete {
         let mut policy = WriteGuided::hhzs(scheme != Scheme::P, scheme == Scheme::Hhzs);
-        policy.obsolete_in_levels = true;
+        policy.exclude_obsolete = true;
         open_scheme_with_policy(&setup, scheme, Box::new(policy)).expect("open")
     } else {
         open_scheme(&setup, scheme).expect("open")

@@ -554,6 +554,12 @@ impl ZoneFileStore {
         }
     }
 
+    /// Replaces the placement policy (ablations on a forked store; call
+    /// [`ZoneFileStore::remount`] or reopen the database after it).
+    pub fn set_policy(&mut self, policy: Box<dyn PlacementPolicy>) {
+        self.policy = policy;
+    }
+
     /// The policy's state at `now` in a line (diagnostics).
     pub fn describe_policy(&self, now: Ns) -> String {
         self.policy.describe(&self.view(now))
