@@ -391,3 +391,15 @@ fn inputs_of_a_finished_compaction_are_obsolete_until_deleted_and_placement_is_c
     );
     s.check().unwrap();
 }
+
+#[test]
+fn the_wal_cap_is_the_pools_size() {
+    // §3.2/§4.1: the pool is the pre-configured maximum WAL size (2.1 GiB) divided
+    // by the zone capacity, so RocksDB's max_total_wal_size is P × C.
+    let mut s = store(20, Box::new(BasicPlacement { h: 3 }));
+    assert_eq!(s.wal_limit_for_pool_bytes(), None);
+    s.configure_hhzs(2, false, 0).unwrap();
+    let zone = s.view(0).devices[0].zone_capacity_bytes;
+    assert_eq!(zone, 1077 * MIB);
+    assert_eq!(s.wal_limit_for_pool_bytes(), Some(2 * zone));
+}
