@@ -484,8 +484,8 @@ fn user_reads_preempt_slc_migration_when_enabled() {
     );
 }
 
-#[test]
-fn block_device_keeps_data_across_overwrites_gc_and_trim() {
+/// A small block-interface ConZone device (40 MiB, 7 % over-provisioning).
+fn small_block_device() -> ConZoneBlock {
     let text = small_text(true, &[]).replace("model = \"conzone\"", "model = \"conzone-block\"")
         + "\n[block]\ncapacity_mib = 40\nop_percent = 7\ngc_free_superblocks = 1\n";
     let text = text.replacen("[zones]", "[unused_zones]", 1);
@@ -500,7 +500,12 @@ fn block_device_keeps_data_across_overwrites_gc_and_trim() {
         source_name: "blk".into(),
         text,
     };
-    let mut d = ConZoneBlock::from_profile(&src).unwrap();
+    ConZoneBlock::from_profile(&src).unwrap()
+}
+
+#[test]
+fn block_device_keeps_data_across_overwrites_gc_and_trim() {
+    let mut d = small_block_device();
     let n = d.info().capacity_blocks;
     let mut t = 0;
     let mut versions = BTreeMap::new();
@@ -536,6 +541,39 @@ fn block_device_keeps_data_across_overwrites_gc_and_trim() {
         assert!(read_back(&mut d, t, l, 1) == pattern(l, v), "lba {l}");
     }
     assert_eq!(read_back(&mut d, t, 3, 1), vec![0u8; PAGE]);
+}
+
+#[test]
+fn regular_gc_copies_are_not_counted_as_slc_migrations() {
+    // Aligned 256-page writes fill whole program units, which go straight to regular
+    // blocks, so overwriting the device many times makes regular GC copy pages while
+    // SLC sees few. A migration moves a page out of SLC, so there can be no more
+    // migrated pages than SLC programs; GC copies are counted once.
+    let mut d = small_block_device();
+    let n = d.info().capacity_blocks;
+    let (mut t, mut x) = (0, 99u64);
+    for i in 0..4 * n / 256 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let lba = (x >> 33) % (n / 256) * 256;
+        t = write_pages(&mut d, t, lba, 256, i as u32);
+    }
+    d.check_invariants().unwrap();
+    let st = d.stats(t);
+    let c = &st.counters;
+    assert!(
+        c["regular_gc_copied_pages"] > 0,
+        "regular GC must have run: {c:?}"
+    );
+    assert!(
+        c["migrated_pages"] <= c["slc_program_pages"],
+        "more pages migrated out of SLC than ever programmed into it: {c:?}"
+    );
+    assert_eq!(
+        st.gc_copied_bytes,
+        (c["regular_gc_copied_pages"] + c["migrated_pages"]) * PAGE as u64
+    );
 }
 
 #[test]

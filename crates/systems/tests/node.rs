@@ -150,10 +150,18 @@ fn sparse_writes(n: u64, gap_ns: u64) -> Vec<UserRequest> {
 }
 
 fn run_on_fresh(policy: Policy, reqs: &[UserRequest]) -> (NodeResult, ProfiledParams) {
+    run_on_fresh_with_threshold(policy, u32::MAX, reqs)
+}
+
+fn run_on_fresh_with_threshold(
+    policy: Policy,
+    threshold: u32,
+    reqs: &[UserRequest],
+) -> (NodeResult, ProfiledParams) {
     let p = params();
     let mut ssd = open_device("ssd-960evo").unwrap();
     let mut hdd = open_device("wd100efax").unwrap();
-    let cfg = NodeConfig::paper(policy, u32::MAX, p, 64 * GIB);
+    let cfg = NodeConfig::paper(policy, threshold, p, 64 * GIB);
     (run_node(ssd.as_mut(), hdd.as_mut(), reqs, &cfg).unwrap(), p)
 }
 
@@ -187,7 +195,9 @@ fn writes_never_wait_behind_a_read_of_redirected_data() {
     // waits behind it, a read of data in the HDD log arrives. MIOS suspends BCW
     // for the read (§4.3): W2 must go to the SSD instead of waiting for the read (a
     // seek, milliseconds) and the PS recalibration after it (more). Writes arriving
-    // during the read and the recalibration go to the SSD at once.
+    // during the read and the recalibration go to the SSD at once. L = 0 and a
+    // write X on the SSD just before W2 make W2 a line-2 redirection (l(t) > L),
+    // the only kind that may queue behind another redirected write.
     let mut reqs = sparse_writes(20, 2_000_000);
     let t_read = reqs.last().unwrap().arrival_ns + 2_000_000;
     let w = |t: u64, i: u64| UserRequest {
@@ -197,7 +207,8 @@ fn writes_never_wait_behind_a_read_of_redirected_data() {
         size_bytes: 64 * KIB,
     };
     reqs.push(w(t_read - 50_000, 50)); // W1: being written when the read arrives
-    reqs.push(w(t_read - 30_000, 51)); // W2: queued behind W1
+    reqs.push(w(t_read - 35_000, 49)); // X: the HDD is busy, so to the SSD
+    reqs.push(w(t_read - 30_000, 51)); // W2: l(t) = 1 > L, queued behind W1
     reqs.push(UserRequest {
         arrival_ns: t_read,
         op: UserOp::Read,
@@ -207,7 +218,7 @@ fn writes_never_wait_behind_a_read_of_redirected_data() {
     for i in 0..20u64 {
         reqs.push(w(t_read + 10_000 + i * 100_000, 100 + i));
     }
-    let (r, p) = run_on_fresh(Policy::MiosE, &reqs);
+    let (r, p) = run_on_fresh_with_threshold(Policy::MiosE, 0, &reqs);
     assert_eq!(r.hdd_reads, 1, "the read is served by the HDD");
     assert!(r.writes_sent_back >= 1, "W2 went back to the SSD");
     assert!(r.hdd_padding_bytes > 0, "BCW recalibrated with PS padding");
@@ -258,4 +269,87 @@ fn a_trim_deletes_redirected_data_so_a_later_read_goes_to_the_ssd() {
         "only the untrimmed block is read from the HDD"
     );
     assert_eq!(r.writes, 20, "a trim is not a write");
+}
+
+#[test]
+fn under_a_burst_mios_e_never_queues_a_low_queue_write_behind_other_redirected_writes() {
+    // A burst of 64 KiB writes every 20 us (the HDD needs L_f = 180 us for one) on
+    // an SSD whose queue never counts as long (L = u32::MAX): every redirection is
+    // Algorithm 3's line 4 (MIOS_E, predicted F), which §4.3 allows only "to
+    // leverage the F write state". So no redirected write may wait for the HDD
+    // behind another one: each starts on arrival and takes about L_f, and the
+    // writes arriving while the HDD is busy stay on the SSD. (Before issue #21's
+    // third pass they queued up to W_f deep, waiting milliseconds.)
+    let mut reqs = sparse_writes(1, 0);
+    let burst_start_ns = 20_000_000;
+    for i in 0..400u64 {
+        reqs.push(UserRequest {
+            arrival_ns: burst_start_ns + i * 20_000,
+            op: UserOp::Write,
+            offset_bytes: (100 + i) * 64 * KIB,
+            size_bytes: 64 * KIB,
+        });
+    }
+    let (r, p) = run_on_fresh(Policy::MiosE, &reqs);
+    let on_hdd = r.hdd_user_write_requests;
+    // (The histogram records a zero wait as 1 ns, its floor.)
+    assert!(
+        r.hdd_user_write_wait.max_ns <= 1,
+        "a redirected write waited for the HDD: {:?}",
+        r.hdd_user_write_wait
+    );
+    // About one write per L_f of the 8 ms burst goes to the HDD, the rest to the SSD.
+    assert!(
+        on_hdd >= 20 && on_hdd <= 60,
+        "{on_hdd} of 401 writes on the HDD"
+    );
+    assert_eq!(r.ssd_write_requests + on_hdd, 401);
+    let all = &r.hdd_user_write_latency_by_state;
+    assert_eq!(all[0].count, on_hdd, "every HDD write was predicted F");
+    let lf = p.l_f_ns as f64;
+    assert!(
+        (all[0].max_ns as f64) < 1.1 * lf,
+        "worst redirected write {} ns, L_f {lf} ns",
+        all[0].max_ns
+    );
+}
+
+#[test]
+fn a_large_write_is_classified_by_its_size_and_latency() {
+    // On the real WD 10 TB model: a 1 MiB write into an empty buffer is accepted
+    // at once (F, though it takes 2.5 ms, more than the 64 KiB profile's S
+    // boundary); once 16 MiB fill the buffer, the next 1 MiB write meets the flush
+    // spike (S). A size-blind classifier calls the first one M or S.
+    use zonelab_devices::{Command, Payload};
+    let p = params();
+    let mut hdd = open_device("wd100efax").unwrap();
+    let mib_blocks = (1 << 20) / hdd.info().block_bytes;
+    let mut now = hdd
+        .submit(0, &Command::Flush, Payload::SizeOnly)
+        .unwrap()
+        .done_ns;
+    let mut states = Vec::new();
+    for i in 0..18u64 {
+        let c = hdd
+            .submit(
+                now,
+                &Command::Write {
+                    lba: i * mib_blocks as u64,
+                    blocks: mib_blocks,
+                },
+                Payload::SizeOnly,
+            )
+            .unwrap();
+        states.push(p.classify_write(c.done_ns - now, 1 << 20));
+        now = c.done_ns;
+    }
+    use zonelab_systems::mios::WriteState::{F, S};
+    assert_eq!(states[0], F, "{states:?}");
+    assert!(p.thresholds.classify(2_400_000) != F, "size-blind: not F");
+    let first_s = states.iter().position(|&s| s == S);
+    assert!(
+        matches!(first_s, Some(14..=17)),
+        "the buffer (16 MiB) fills after ~16 writes: {states:?}"
+    );
+    assert!(states[..14].iter().all(|&s| s == F), "{states:?}");
 }

@@ -357,6 +357,10 @@ impl Target for MiosTarget {
                     st[0].count, st[0].mean_ns / 1e3, st[0].p99_ns as f64 / 1e3,
                     st[1].count, st[1].mean_ns / 1e3, st[1].p99_ns as f64 / 1e3
                 ));
+                notes.push(super::mios_hdd_path::hdd_path_note(
+                    &format!("{} {pname} HDD path", names[ni]),
+                    &r[pi],
+                ));
             }
         }
         claims.extend(more.claims);

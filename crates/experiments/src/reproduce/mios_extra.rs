@@ -750,6 +750,14 @@ pub(super) fn extra(
             "Fig. 15 at {iv} us (avg / p99): {}.",
             parts.join("; ")
         ));
+        for (pi, (pname, _)) in fio_policies.iter().enumerate() {
+            if r15[pi][k].hdd_user_write_requests > 0 {
+                notes.push(super::mios_hdd_path::hdd_path_note(
+                    &format!("Fig. 15 at {iv} us {pname} HDD path"),
+                    &r15[pi][k],
+                ));
+            }
+        }
     }
     Ok(Extra {
         claims,

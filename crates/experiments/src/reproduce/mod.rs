@@ -14,6 +14,7 @@ mod hhzs_motivation;
 pub mod main_job;
 mod mios;
 mod mios_extra;
+mod mios_hdd_path;
 mod mios_load;
 mod mios_more;
 mod mu_rmw;

@@ -21,7 +21,14 @@
 //! - **User writes never wait behind padding, a sync or a read.** Steering
 //!   (Algorithm 3) sends a write only while `flagHDD` is on and it is predicted F or
 //!   M after the writes ahead of it, and padding or a sync start only when no user
-//!   write waits. Should the head of the HDD queue still be predicted S when its turn
+//!   write waits. MIOS_E's l(t) ≤ L branch (line 4) also never queues a write
+//!   behind another user write: it redirects only to an idle HDD, so the write
+//!   sees L_f (§4.3: "we only redirect user requests to leverage the F write
+//!   state"); only line 2 (l(t) > L, the SSD congested) may queue.
+//! - **Write states** of completed writes come from their size and latency
+//!   (`ProfiledParams::classify_write`), and only a sync leads the predictor into F
+//!   (Fig. 5): a sequence is one Fast stage of user writes, then `loop_max` M/S
+//!   pairs (PF/PS padding when idle), then a sync. Should the head of the HDD queue still be predicted S when its turn
 //!   comes (the buffer filled earlier than predicted), the queue goes back to the SSD
 //!   and BCW pads through the S stage (§4.2: "all incoming user requests have to be
 //!   steered to other storage devices"). A read of data in the HDD log suspends BCW
@@ -200,6 +207,18 @@ pub struct NodeResult {
     /// Latency (arrival to completion) of the user writes the HDD served, by the
     /// state predicted when each was issued (F, M, S).
     pub hdd_user_write_latency_by_state: [LatencySummary; 3],
+    /// The same writes by the state their measured service time showed (F, M, S):
+    /// where MIOS_E's HDD latency comes from.
+    pub hdd_user_write_latency_by_observed_state: [LatencySummary; 3],
+    /// Predicted vs observed state of the user writes alone: [predicted][observed].
+    pub hdd_user_write_confusion: [[u64; 3]; 3],
+    /// Time BCW spent (from one HDD completion to the next) with the predictor in
+    /// the Fast stage, the Mid stage, the Slow phase (PS padding, `flagHDD` off) and
+    /// in syncs: MIOS_E's line 4 can redirect only in the first.
+    pub bcw_stage_time_ns: [Ns; 4],
+    /// Time each user write on the HDD waited (arrival to the HDD starting it):
+    /// behind other user writes, since nothing else is started while one waits.
+    pub hdd_user_write_wait: LatencySummary,
     /// Writes steered to the HDD that went back to the SSD because BCW suspended
     /// (a read) or the buffer filled earlier than predicted.
     pub writes_sent_back: u64,
@@ -289,6 +308,10 @@ struct Node<'a> {
     /// Bytes of the user write the HDD is serving (not yet in the predictor's ADW).
     hdd_in_flight_user_bytes: u64,
     hdd_state_hist: [LatencyHistogram; 3],
+    hdd_observed_state_hist: [LatencyHistogram; 3],
+    hdd_wait_hist: LatencyHistogram,
+    /// The last HDD completion (or BCW's start), for `bcw_stage_time_ns`.
+    stage_clock_ns: Ns,
     ssd_queue_writes: Vec<u64>,
     ssd_queue_latency_ns: Vec<f64>,
     slow_phase: bool,
@@ -350,6 +373,13 @@ impl<'a> Node<'a> {
                 LatencyHistogram::new(),
                 LatencyHistogram::new(),
             ],
+            hdd_observed_state_hist: [
+                LatencyHistogram::new(),
+                LatencyHistogram::new(),
+                LatencyHistogram::new(),
+            ],
+            hdd_wait_hist: LatencyHistogram::new(),
+            stage_clock_ns: 0,
             ssd_queue_writes: vec![0; QUEUE_BUCKETS],
             ssd_queue_latency_ns: vec![0.0; QUEUE_BUCKETS],
             slow_phase: false,
@@ -393,6 +423,10 @@ impl<'a> Node<'a> {
                 hdd_net_utilisation: 0.0,
                 bcw_confusion: [[0; 3]; 3],
                 hdd_user_write_latency_by_state: Default::default(),
+                hdd_user_write_latency_by_observed_state: Default::default(),
+                hdd_user_write_confusion: [[0; 3]; 3],
+                hdd_user_write_wait: LatencySummary::default(),
+                bcw_stage_time_ns: [0; 4],
                 writes_sent_back: 0,
                 ssd_writes_by_queue_length: Vec::new(),
                 ssd_write_latency_sum_by_queue_length_ns: Vec::new(),
@@ -410,6 +444,7 @@ impl<'a> Node<'a> {
         if self.cfg.policy.uses_bcw() {
             // BCW starts (with its sync) when the workload does.
             let t0 = self.reqs.first().map_or(0, |r| r.arrival_ns);
+            self.stage_clock_ns = t0;
             self.hdd_next(t0)?;
         }
         let mut end = 0;
@@ -437,6 +472,12 @@ impl<'a> Node<'a> {
             self.hdd_state_hist[1].summary(),
             self.hdd_state_hist[2].summary(),
         ];
+        r.hdd_user_write_latency_by_observed_state = [
+            self.hdd_observed_state_hist[0].summary(),
+            self.hdd_observed_state_hist[1].summary(),
+            self.hdd_observed_state_hist[2].summary(),
+        ];
+        r.hdd_user_write_wait = self.hdd_wait_hist.summary();
         r.ssd_writes_by_queue_length = self.ssd_queue_writes;
         r.ssd_write_latency_sum_by_queue_length_ns = self.ssd_queue_latency_ns;
         r.duration_ns = end;
@@ -560,6 +601,14 @@ impl<'a> Node<'a> {
     }
 
     /// Algorithm 3 (and the SWR baseline).
+    ///
+    /// Line 2 (l(t) > L, predicted F or M): the SSD is congested; the write may
+    /// queue behind other redirected writes as long as it is still predicted F or M
+    /// after them. Line 4 (MIOS_E, l(t) ≤ L, predicted F): §4.3 "when the l(t) is
+    /// lower than L, we only redirect user requests to leverage the F write state of
+    /// HDD" — the write must see L_f, so it goes to the HDD only when the HDD would
+    /// start it at once (no user write queued or being written); otherwise it stays
+    /// on the uncongested SSD rather than wait behind other redirected writes.
     fn steer_to_hdd(&self, ssd_queue_len: usize, size: u64) -> bool {
         if !self.flag_hdd || self.gc_pending {
             return false;
@@ -573,12 +622,19 @@ impl<'a> Node<'a> {
             Policy::MiosD | Policy::MiosE => {
                 let p = self.predict_after_queue(self.hdd_ahead_bytes(), size);
                 (long && matches!(p, WriteState::F | WriteState::M))
-                    || (self.cfg.policy == Policy::MiosE && p == WriteState::F)
+                    || (self.cfg.policy == Policy::MiosE
+                        && p == WriteState::F
+                        && self.hdd_starts_at_once())
             }
             Policy::MiosFOnly => {
                 long && self.predict_after_queue(self.hdd_ahead_bytes(), size) == WriteState::F
             }
         }
+    }
+
+    /// The HDD is idle and nothing waits for it: a write sent now starts now.
+    fn hdd_starts_at_once(&self) -> bool {
+        self.hdd_busy.is_none() && self.hdd_queue.is_empty() && self.hdd_reads.is_empty()
     }
 
     /// User bytes the HDD will write before a new one: queued and in flight.
@@ -864,16 +920,35 @@ impl<'a> Node<'a> {
             return Ok(());
         };
         debug_assert_eq!(done, now);
+        if self.cfg.policy.uses_bcw() {
+            let stage = match op {
+                HddOp::Sync => 3,
+                _ if self.slow_phase => 2,
+                _ => self.predictor.state().index(),
+            };
+            self.r.bcw_stage_time_ns[stage] += now.saturating_sub(self.stage_clock_ns);
+            self.stage_clock_ns = now;
+        }
         let busy = done - start;
         self.hdd_gross_ns += busy;
         self.hdd_in_flight_user_bytes = 0;
-        let observed = self.cfg.params.thresholds.classify(busy);
+        let observed = match op {
+            HddOp::UserWrite { req, .. } => self
+                .cfg
+                .params
+                .classify_write(busy, self.reqs[req].size_bytes),
+            HddOp::Padding { bytes } => self.cfg.params.classify_write(busy, bytes),
+            _ => self.cfg.params.thresholds.classify(busy),
+        };
         match op {
             HddOp::UserWrite { req, log_pos } => {
                 self.hdd_net_ns += busy;
                 let q = self.reqs[req];
                 self.record_write(q, now);
                 self.hdd_state_hist[predicted.index()].record(now - q.arrival_ns);
+                self.hdd_observed_state_hist[observed.index()].record(now - q.arrival_ns);
+                self.hdd_wait_hist.record(start - q.arrival_ns);
+                self.r.hdd_user_write_confusion[predicted.index()][observed.index()] += 1;
                 self.r.hdd_user_write_bytes += q.size_bytes;
                 self.r.hdd_user_write_bytes_by_size[size_group(q.size_bytes)] += q.size_bytes;
                 self.r.hdd_user_write_requests += 1;

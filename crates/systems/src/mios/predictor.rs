@@ -17,13 +17,21 @@
 //! each write completes, its measured latency gives its actual state (with the
 //! profile's [`LatencyThresholds`](super::LatencyThresholds)), and:
 //! - same state as before, F or M: the write continues the stage, `ADW += size`;
-//! - F or M after a different state: a new stage begins, `ADW = size` (M after S is
-//!   the usual case; F after M or S means the buffer drained while idle; M after F
-//!   means the buffer filled without a spike);
+//! - M after F or S: a new Mid stage begins, `ADW = size` (M after S is the usual
+//!   case; M after F means the buffer filled without a spike);
+//! - F after M or S: the write found room in the buffer, but Fig. 5 has no edge
+//!   into F except a sync ("The Sync operation will force the next write state and
+//!   buffer state back to be F/A"; S leads to M): the buffer is not known to be
+//!   empty — after a flush batch it still holds what the batch left — so the
+//!   write counts as an M/A write of the Mid stage (state M, ADW grows toward W_m).
+//!   Treating it as a new Fast stage (ADW restarted against W_f, as issue #6 did)
+//!   predicts F for up to W_f while the buffer fills after what the batch freed,
+//!   and user writes then meet S unpredicted (issue #21, third pass: ~1,000 per
+//!   node-B run at scale 0.1, each ~7 ms);
 //! - S: `ADW = 0` (BCW "resets the ADW" after the slow write), state S.
 //!
 //! [`WritePredictor::sync`] returns to F/A with `ADW = 0` (the sync empties the
-//! buffer).
+//! buffer); it is the only way into F.
 
 use super::profiler::{
     check_sequential_run, device_error, profile, ProfileConfig, ProfiledParams,
@@ -96,6 +104,11 @@ impl WritePredictor {
     /// Updates the state and ADW with a completed write's actual state (from its
     /// measured latency) and size (module docs).
     pub fn observe(&mut self, actual: WriteState, size_bytes: u64) {
+        // Only a sync leads into F (Fig. 5): room in the buffer after M or S is M/A.
+        let actual = match (actual, self.state) {
+            (WriteState::F, WriteState::M | WriteState::S) => WriteState::M,
+            _ => actual,
+        };
         self.adw_bytes = match actual {
             WriteState::S => 0,
             _ if actual == self.state => self.adw_bytes.saturating_add(size_bytes),
@@ -411,18 +424,23 @@ mod tests {
     }
 
     #[test]
-    fn a_new_stage_restarts_adw() {
-        // M after F (buffer filled without a spike), F after M (drained while idle).
+    fn a_new_stage_restarts_adw_and_only_a_sync_leads_into_f() {
+        // M after F (buffer filled without a spike) starts a Mid stage.
         let mut w = p();
         w.observe(F, K);
         w.observe(F, K);
         w.observe(M, K);
         assert_eq!((w.state(), w.adw_bytes()), (M, K));
+        // F latency after M (the buffer had room): still the Mid stage, whose
+        // W_m (2 writes) it completes — the next is predicted S, not F.
         w.observe(F, K);
-        assert_eq!((w.state(), w.adw_bytes()), (F, K));
+        assert_eq!((w.state(), w.adw_bytes(), w.predict(K)), (M, 2 * K, S));
+        // F latency after S: S leads to M (Fig. 5), a new Mid stage.
         w.observe(S, K);
         w.observe(F, K);
-        assert_eq!((w.state(), w.adw_bytes()), (F, K));
+        assert_eq!((w.state(), w.adw_bytes()), (M, K));
+        w.sync();
+        assert_eq!((w.state(), w.predict(K)), (F, F));
     }
 
     #[test]

@@ -233,6 +233,34 @@ pub struct ProfiledParams {
     pub thresholds: LatencyThresholds,
 }
 
+impl ProfiledParams {
+    /// The state a completed write of `size_bytes` showed, from its service time
+    /// and its size (§4.1: the predictor "identifies what the current write state
+    /// is ... by monitoring the IO request size and latency"). The thresholds were
+    /// measured with `write_bytes`; a larger write takes longer in every state, so
+    /// for it the F/M boundary scales with the size (an F write is an interface
+    /// transfer) and the S boundary is the profiled one plus the extra bytes at the
+    /// M rate (an S write is a flush spike on top of its transfer). Without this a
+    /// 1 MiB write accepted at once (2.5 ms on the WD 10 TB) reads as M or S and
+    /// ends the Fast stage (issue #21, third pass). Writes up to `write_bytes` use
+    /// the thresholds as profiled.
+    pub fn classify_write(&self, latency_ns: Ns, size_bytes: u64) -> WriteState {
+        let ratio = size_bytes as f64 / self.write_bytes.max(1) as f64;
+        if ratio <= 1.0 {
+            return self.thresholds.classify(latency_ns);
+        }
+        let t = latency_ns as f64;
+        let slow_min = self.thresholds.slow_min_ns as f64 + (ratio - 1.0) * self.l_m_ns as f64;
+        if t >= slow_min {
+            WriteState::S
+        } else if t >= self.thresholds.mid_min_ns as f64 * ratio {
+            WriteState::M
+        } else {
+            WriteState::F
+        }
+    }
+}
+
 /// Writes per state.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct StateCounts {

@@ -219,3 +219,75 @@ impl Hardware {
         )
     }
 }
+
+/// Page reads of one host read, merged while consecutive pages sit in the same
+/// flash page of the same chip and cells and are ready at the same time (one sense
+/// serves them all, as ConZone's reference groups a request's pages per flash
+/// page); any other page starts a new flash read.
+#[derive(Debug, Default)]
+pub struct FlashReadBatch {
+    pending: Option<PendingRead>,
+    done_ns: Ns,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PendingRead {
+    chip: u32,
+    flash_page: u64,
+    cells: Cells,
+    pages: u64,
+    ready_ns: Ns,
+}
+
+impl FlashReadBatch {
+    /// Starts a batch whose completion is no earlier than `ready_ns`.
+    pub fn new(ready_ns: Ns) -> Self {
+        Self {
+            pending: None,
+            done_ns: ready_ns,
+        }
+    }
+
+    /// Adds one logical page at `flash_page` of `chip`, ready to be read at `ready_ns`.
+    pub fn add(
+        &mut self,
+        hw: &mut Hardware,
+        chip: u32,
+        flash_page: u64,
+        cells: Cells,
+        ready_ns: Ns,
+    ) {
+        if let Some(p) = self.pending.as_mut() {
+            if p.chip == chip
+                && p.flash_page == flash_page
+                && p.cells == cells
+                && p.ready_ns == ready_ns
+            {
+                p.pages += 1;
+                return;
+            }
+        }
+        self.issue(hw);
+        self.pending = Some(PendingRead {
+            chip,
+            flash_page,
+            cells,
+            pages: 1,
+            ready_ns,
+        });
+    }
+
+    /// Issues what is pending; returns when the last flash read of the batch ends.
+    pub fn finish(mut self, hw: &mut Hardware) -> Ns {
+        self.issue(hw);
+        self.done_ns
+    }
+
+    fn issue(&mut self, hw: &mut Hardware) {
+        if let Some(p) = self.pending.take() {
+            self.done_ns = self
+                .done_ns
+                .max(hw.read(p.ready_ns, p.chip, p.pages, p.cells));
+        }
+    }
+}

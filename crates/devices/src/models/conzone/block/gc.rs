@@ -29,27 +29,8 @@ impl ConZoneBlock {
                 self.move_payload(KEY_REG | p, KEY_GC | lpn);
             }
             let lpns: Vec<u64> = valid.iter().map(|v| v.1).collect();
-            if self.slc_only {
-                // Copy within SLC (the victim is full, so new pages land elsewhere).
-                for &lpn in &lpns {
-                    let ppn = self
-                        .slc
-                        .alloc(owner(self.ns_id, lpn), 0)
-                        .ok_or(DeviceError::NoSpace { command: "write" })?;
-                    self.map[lpn as usize] = ppn;
-                    self.cache.insert(key(self.ns_id, Gran::Page, lpn), false);
-                    self.move_payload(KEY_GC | lpn, KEY_SLC | ppn);
-                    done = done.max(self.hw.program(r, self.slc.chip_of(ppn), 1, Cells::Slc));
-                }
-                self.counts.gc_copied_pages += lpns.len() as u64;
-            } else {
-                done = done.max(self.write_regular(&lpns, 1, r, false)?);
-                for &lpn in &lpns {
-                    let ppn = self.map[lpn as usize] & !REG_BIT;
-                    self.move_payload(KEY_GC | lpn, KEY_REG | ppn);
-                }
-                self.counts.migrated_pages += lpns.len() as u64;
-            }
+            done = done.max(self.relocate(&lpns, r)?);
+            // Regular-to-regular copies are GC copies, not SLC migrations.
             self.counts.gc_copied_pages += lpns.len() as u64;
             for chip in 0..self.g.chips {
                 done = done.max(self.hw.erase(r, chip, Cells::Regular));
@@ -86,25 +67,10 @@ impl ConZoneBlock {
                 self.map[lpn as usize] = UNMAPPED;
                 lpns.push(lpn);
             }
+            done = done.max(self.relocate(&lpns, r)?);
             if self.slc_only {
-                // Copy within SLC (the victim is full, so new pages land elsewhere).
-                for &lpn in &lpns {
-                    let ppn = self
-                        .slc
-                        .alloc(owner(self.ns_id, lpn), 0)
-                        .ok_or(DeviceError::NoSpace { command: "write" })?;
-                    self.map[lpn as usize] = ppn;
-                    self.cache.insert(key(self.ns_id, Gran::Page, lpn), false);
-                    self.move_payload(KEY_GC | lpn, KEY_SLC | ppn);
-                    done = done.max(self.hw.program(r, self.slc.chip_of(ppn), 1, Cells::Slc));
-                }
                 self.counts.gc_copied_pages += lpns.len() as u64;
             } else {
-                done = done.max(self.write_regular(&lpns, 1, r, false)?);
-                for &lpn in &lpns {
-                    let ppn = self.map[lpn as usize] & !REG_BIT;
-                    self.move_payload(KEY_GC | lpn, KEY_REG | ppn);
-                }
                 self.counts.migrated_pages += lpns.len() as u64;
             }
             for chip in 0..self.g.chips {
@@ -114,6 +80,34 @@ impl ConZoneBlock {
                 self.slc.erase_done(victim, true);
             }
             self.hw.issuer = Issuer::User;
+        }
+        Ok(done)
+    }
+
+    /// Writes GC'd logical pages (already read, payloads parked under `KEY_GC`) to
+    /// their new home once their reads are done at `ready`: within SLC for the
+    /// SLC-only namespace (the victim is full, so new pages land elsewhere),
+    /// otherwise to regular blocks. Returns when the last program ends; the caller
+    /// counts the pages as GC copies or SLC migrations.
+    fn relocate(&mut self, lpns: &[u64], ready: Ns) -> Result<Ns, DeviceError> {
+        if !self.slc_only {
+            let done = self.write_regular(lpns, 1, ready, false)?;
+            for &lpn in lpns {
+                let ppn = self.map[lpn as usize] & !REG_BIT;
+                self.move_payload(KEY_GC | lpn, KEY_REG | ppn);
+            }
+            return Ok(done);
+        }
+        let mut done = ready;
+        for &lpn in lpns {
+            let ppn = self
+                .slc
+                .alloc(owner(self.ns_id, lpn), 0)
+                .ok_or(DeviceError::NoSpace { command: "write" })?;
+            self.map[lpn as usize] = ppn;
+            self.cache.insert(key(self.ns_id, Gran::Page, lpn), false);
+            self.move_payload(KEY_GC | lpn, KEY_SLC | ppn);
+            done = done.max(self.hw.program(ready, self.slc.chip_of(ppn), 1, Cells::Slc));
         }
         Ok(done)
     }

@@ -17,7 +17,7 @@ mod gc;
 mod regular;
 
 use super::config::{ConZoneProfile, Geometry, LOGICAL_PAGE_BYTES};
-use super::hardware::{Cells, Hardware, Issuer};
+use super::hardware::{Cells, FlashReadBatch, Hardware, Issuer};
 use super::l2p_cache::{key, Gran, L2pCache};
 use super::slc::{owner, owner_lpn, SlcArea, NO_OWNER};
 use crate::block_store::BlockStore;
@@ -377,9 +377,8 @@ impl ConZoneBlock {
                 self.g.fw_read_ns
             };
         let mut map_t = t0;
-        let mut done = t0;
         let mut fetched: Option<u64> = None;
-        let mut group: Option<(u32, u64, bool, u64, Ns)> = None;
+        let mut batch = FlashReadBatch::new(t0);
         for lpn in lba..lba + blocks as u64 {
             if self.buffers.iter().any(|b| b.0.contains(&lpn)) {
                 self.counts.buffer_read_hits += 1;
@@ -404,34 +403,20 @@ impl ConZoneBlock {
                 }
                 self.cache.insert(k, false);
             }
-            let (chip, fp, slc) = if e & REG_BIT != 0 {
+            let (chip, flash_page, cells) = if e & REG_BIT != 0 {
                 let ppn = e & !REG_BIT;
-                (self.reg_chip(ppn), ppn / self.g.flash_page_pages, false)
+                let flash_page = ppn / self.g.flash_page_pages;
+                (self.reg_chip(ppn), flash_page, Cells::Regular)
             } else {
-                (self.slc.chip_of(e), self.slc.flash_page_of(e), true)
+                (self.slc.chip_of(e), self.slc.flash_page_of(e), Cells::Slc)
             };
-            match group.as_mut() {
-                Some(gr) if gr.0 == chip && gr.1 == fp && gr.2 == slc && gr.4 == map_t => gr.3 += 1,
-                _ => {
-                    if let Some(gr) = group {
-                        done = done.max(self.issue_read(gr));
-                    }
-                    group = Some((chip, fp, slc, 1, map_t));
-                }
-            }
+            batch.add(&mut self.hw, chip, flash_page, cells, map_t);
         }
-        if let Some(gr) = group {
-            done = done.max(self.issue_read(gr));
-        }
+        let done = batch.finish(&mut self.hw);
         let end = self.hw.host_transfer(done, bytes);
         self.counts.host_read_bytes += bytes;
         self.hw.complete(end);
         Ok(end)
-    }
-
-    fn issue_read(&mut self, g: (u32, u64, bool, u64, Ns)) -> Ns {
-        let cells = if g.2 { Cells::Slc } else { Cells::Regular };
-        self.hw.read(g.4, g.0, g.3, cells)
     }
 
     fn store_read(&self, lba: u64, out: &mut [u8]) {

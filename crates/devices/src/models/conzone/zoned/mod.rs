@@ -14,7 +14,7 @@ use super::config::{
     ConZoneProfile, Geometry, MappingPolicy, MissHandling, SlcManagement, SlcStaging,
     LOGICAL_PAGE_BYTES,
 };
-use super::hardware::{Cells, Hardware, Issuer};
+use super::hardware::{Cells, FlashReadBatch, Hardware, Issuer};
 use super::l2p_cache::{key, Gran, L2pCache};
 use super::slc::{owner, owner_lpn, SlcArea};
 use super::write_buffer::{Choice, WriteBuffers};

@@ -19,10 +19,8 @@ impl ConZone {
                 self.g.fw_read_ns
             };
         let mut map_t = t0;
-        let mut done = t0;
         let mut fetched: Vec<u64> = Vec::new();
-        // Pending flash read: (chip, flash page id, SLC?, pages, ready).
-        let mut group: Option<(u32, u64, bool, u64, Ns)> = None;
+        let mut batch = FlashReadBatch::new(t0);
         let zs = self.zones.zone_start(zone);
         let bound = self.wb.bound(zone);
         for off in (lba - zs)..(lba - zs + blocks as u64) {
@@ -42,38 +40,19 @@ impl ConZone {
             if !self.l2p_lookup(zone, off) {
                 map_t = self.l2p_miss(zone, off, map_t, &mut fetched);
             }
-            let (chip, fp, slc) = if e == REGULAR {
-                let lpn = self.lpn(zone, off);
-                (
-                    self.reg_chip(zone, off),
-                    lpn / self.g.flash_page_pages,
-                    false,
-                )
+            let (chip, flash_page, cells) = if e == REGULAR {
+                let flash_page = self.lpn(zone, off) / self.g.flash_page_pages;
+                (self.reg_chip(zone, off), flash_page, Cells::Regular)
             } else {
-                (self.slc.chip_of(e), self.slc.flash_page_of(e), true)
+                (self.slc.chip_of(e), self.slc.flash_page_of(e), Cells::Slc)
             };
-            match group.as_mut() {
-                Some(g) if g.0 == chip && g.1 == fp && g.2 == slc && g.4 == map_t => g.3 += 1,
-                _ => {
-                    if let Some(g) = group {
-                        done = done.max(self.issue_read(g));
-                    }
-                    group = Some((chip, fp, slc, 1, map_t));
-                }
-            }
+            batch.add(&mut self.hw, chip, flash_page, cells, map_t);
         }
-        if let Some(g) = group {
-            done = done.max(self.issue_read(g));
-        }
+        let done = batch.finish(&mut self.hw);
         let end = self.hw.host_transfer(done, bytes);
         self.counts.host_read_bytes += bytes;
         self.hw.complete(end);
         Ok(end)
-    }
-
-    pub(super) fn issue_read(&mut self, g: (u32, u64, bool, u64, Ns)) -> Ns {
-        let cells = if g.2 { Cells::Slc } else { Cells::Regular };
-        self.hw.read(g.4, g.0, g.3, cells)
     }
 
     /// Looks `off` up in the L2P cache: zone, sub-zone, chunk, then page entries
