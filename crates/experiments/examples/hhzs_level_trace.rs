@@ -6,12 +6,19 @@
 //! with ablation `no-pending-limits` (soft and hard pending-compaction limits off) or
 //! `no-l0-limits` (L0 slowdown and stop triggers at 1,000 files) or
 //! `delete-at-install` (compaction inputs deleted when the compaction installs, not
-//! when no running job pins them any more, `LsmOptions::defer_obsolete_deletion`).
+//! when no running job pins them any more, `LsmOptions::defer_obsolete_deletion`) or
+//! `exclude-obsolete` (P, P+M, HHZS: SSTs consumed by a finished compaction but not
+//! yet deleted count in no level and their SSD zones come off C_ssd,
+//! `WriteGuided::exclude_obsolete`).
+//! Each line is followed (on stderr) by the SSD's free zones, its zones held per
+//! level by live and by obsolete SSTs, and the policy's tiering state; the end
+//! shows where each level's new SSTs went and why.
 //! `sL0`–`sL3` are the bytes per level on storage (live plus pinned obsolete SSTs),
 //! what the paper's ZenFS sized levels by.
 
-use zonelab_experiments::hhzs_eval::{open_scheme, Scheme};
+use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
+use zonelab_systems::hhzs::WriteGuided;
 use zonelab_systems::lsm::{KvOp, OpSource};
 use zonelab_workloads::ycsb::CoreWorkloadSpec;
 
@@ -40,8 +47,10 @@ fn main() {
         .unwrap_or(Scheme::Basic(4));
     let lines: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(60);
     let mut setup = HybridSetup::paper(scale);
+    let mut exclude_obsolete = false;
     match args.get(4).map(String::as_str) {
         None => {}
+        Some("exclude-obsolete") => exclude_obsolete = true,
         Some("no-pending-limits") => {
             setup.options.soft_pending_compaction_bytes = 0;
             setup.options.hard_pending_compaction_bytes = 0;
@@ -52,11 +61,17 @@ fn main() {
         }
         Some("delete-at-install") => setup.options.defer_obsolete_deletion = false,
         Some(other) => panic!(
-            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install)"
+            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete)"
         ),
     }
     let records = (PAPER_RECORDS as f64 * scale) as u64;
-    let mut db = open_scheme(&setup, scheme).expect("open");
+    let mut db = if exclude_obsolete {
+        let mut policy = WriteGuided::hhzs(scheme != Scheme::P, scheme == Scheme::Hhzs);
+        policy.exclude_obsolete = true;
+        open_scheme_with_policy(&setup, scheme, Box::new(policy)).expect("open")
+    } else {
+        open_scheme(&setup, scheme).expect("open")
+    };
     let spec = CoreWorkloadSpec {
         record_count: records,
         field_count: 1,
@@ -83,6 +98,27 @@ fn main() {
         delayed += s.delayed_s;
         stopped += s.stopped_s;
         intra += s.intra_l0_compactions;
+        {
+            // SSD zones by level, split into live and obsolete-but-pinned SSTs.
+            let store = db.storage();
+            let view = store.view(db.now_ns());
+            let obsolete = db.obsolete_files();
+            let mut live = [0u32; 5];
+            let mut pinned = [0u32; 5];
+            for s in view.ssts.iter().filter(|s| s.device == 0) {
+                let l = (s.level as usize).min(4);
+                if obsolete.contains(&s.file) {
+                    pinned[l] += s.zones;
+                } else {
+                    live[l] += s.zones;
+                }
+            }
+            eprintln!(
+                "  ssd free {} live {live:?} pinned {pinned:?} {}",
+                view.devices[0].free_zones,
+                store.describe_policy(db.now_ns())
+            );
+        }
         let v = db.version();
         let wc = db.write_controller();
         let obs = db.obsolete_level_bytes();
@@ -122,6 +158,12 @@ fn main() {
         ));
     }
     println!("written to the SSD: {}", shares.join(", "));
+    for (level, c) in store.placement_counts() {
+        println!(
+            "L{level} SSTs: {} to the SSD, {} to the HDD by the rule with SSD room, {} to the HDD with the SSD full",
+            c.ssd, c.hdd_by_rule, c.hdd_ssd_full
+        );
+    }
     println!(
         "relocated SSTs {}, WAL outside the pool {} B",
         store.relocations().ssts,

@@ -48,6 +48,16 @@ pub fn open_scheme(setup: &HybridSetup, scheme: Scheme) -> Result<LsmDb<ZoneFile
     setup.open_configured(scheme.policy(), reserve, caching, rate)
 }
 
+/// `scheme`'s store set-up with another `policy` (ablations of its policy).
+pub fn open_scheme_with_policy(
+    setup: &HybridSetup,
+    scheme: Scheme,
+    policy: Box<dyn zonelab_systems::hhzs::PlacementPolicy>,
+) -> Result<LsmDb<ZoneFileStore>, String> {
+    let (reserve, caching, rate) = store_config(scheme);
+    setup.open_configured(policy, reserve, caching, rate)
+}
+
 /// A workload run from the loaded state.
 #[derive(Debug, Clone)]
 pub struct WorkloadJob {

@@ -22,6 +22,10 @@ pub struct HybridSetup {
     pub hdd_overrides: Vec<ProfileOverride>,
     pub ssd_zones: u32,
     pub options: LsmOptions,
+    /// With a WAL/cache pool, set RocksDB's `max_total_wal_size` to what the pool
+    /// holds (issue 14 item 2). `false` is an ablation: the authors' YCSB binding
+    /// leaves RocksDB's default (H2Zone `RocksDBClient.initRocksDB`).
+    pub wal_cap_from_pool: bool,
 }
 
 impl HybridSetup {
@@ -35,6 +39,7 @@ impl HybridSetup {
             hdd_overrides: Vec::new(),
             ssd_zones: PAPER_SSD_ZONES,
             options: LsmOptions::hhzs_paper().scaled(scale),
+            wal_cap_from_pool: true,
         }
     }
 
@@ -78,7 +83,10 @@ impl HybridSetup {
         }
         // RocksDB's `max_total_wal_size` sized to the WAL/cache pool (§3.2, §4.1).
         let mut options = self.options.clone();
-        if let Some(limit) = store.wal_limit_for_pool_bytes() {
+        if let Some(limit) = store
+            .wal_limit_for_pool_bytes()
+            .filter(|_| self.wal_cap_from_pool)
+        {
             options.max_total_wal_bytes = limit;
         }
         LsmDb::new(options, store).map_err(|e| e.to_string())

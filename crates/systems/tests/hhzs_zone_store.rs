@@ -326,3 +326,80 @@ fn cached_blocks_are_packed_at_their_real_size_and_hits_count_as_sst_reads() {
     assert_eq!((stats.hits, stats.buffer_hits, entries), (2, 1, 100));
     s.check().unwrap();
 }
+
+#[test]
+fn inputs_of_a_finished_compaction_are_obsolete_until_deleted_and_placement_is_counted() {
+    use zonelab_systems::lsm::Hint;
+    let mut s = store(20, Box::new(BasicPlacement { h: 3 }));
+    let mut now = 0;
+    for no in 1..=3 {
+        write_file(&mut s, &mut now, no, FileKind::Sst { level: 1 }, 10 * MIB);
+    }
+    write_file(&mut s, &mut now, 4, FileKind::Sst { level: 3 }, 10 * MIB);
+    let obsolete = |s: &ZoneFileStore, now| -> Vec<u64> {
+        let mut v: Vec<u64> = s
+            .view(now)
+            .ssts
+            .iter()
+            .filter(|x| x.obsolete)
+            .map(|x| x.file)
+            .collect();
+        v.sort();
+        v
+    };
+    let started = |job, inputs: Vec<u64>| Hint::CompactionStarted {
+        job,
+        inputs,
+        output_level: 2,
+        planned_outputs: 1,
+    };
+    // A compaction stopped by a close (no outputs) consumes nothing.
+    s.hint(now, &started(7, vec![1]));
+    s.hint(
+        now,
+        &Hint::CompactionFinished {
+            job: 7,
+            outputs: vec![],
+            output_level: 2,
+        },
+    );
+    assert!(obsolete(&s, now).is_empty());
+    // A finished compaction's inputs stay on storage, obsolete, until deleted.
+    s.hint(now, &started(8, vec![2, 3]));
+    write_file(&mut s, &mut now, 5, FileKind::Sst { level: 2 }, 10 * MIB);
+    s.hint(
+        now,
+        &Hint::CompactionFinished {
+            job: 8,
+            outputs: vec![5],
+            output_level: 2,
+        },
+    );
+    assert_eq!(obsolete(&s, now), vec![2, 3]);
+    s.delete(now, 2).unwrap();
+    assert_eq!(obsolete(&s, now), vec![3]);
+    // A new mount: what survived the open is live.
+    s.remount(now).unwrap();
+    assert!(obsolete(&s, now).is_empty());
+    // Placement counts: B3 sends L1/L2 to the SSD and L3 to the HDD by its rule
+    // while the SSD has room.
+    let c = s.placement_counts();
+    assert_eq!((c[&1].ssd, c[&2].ssd), (3, 1));
+    assert_eq!(
+        (c[&3].ssd, c[&3].hdd_by_rule, c[&3].hdd_ssd_full),
+        (0, 1, 0)
+    );
+    s.check().unwrap();
+}
+
+#[test]
+fn the_wal_cap_is_the_pools_size() {
+    // §3.2/§4.1: the pool is the pre-configured maximum WAL size (2.1 GiB) divided
+    // by the zone capacity, so RocksDB's max_total_wal_size is P × C.
+    let mut s = store(20, Box::new(BasicPlacement { h: 3 }));
+    assert_eq!(s.wal_limit_for_pool_bytes(), None);
+    s.configure_hhzs(2, false, 0).unwrap();
+    let zone = s.view(0).devices[0].zone_capacity_bytes;
+    assert_eq!(zone, 1077 * MIB);
+    assert_eq!(s.wal_limit_for_pool_bytes(), Some(2 * zone));
+}

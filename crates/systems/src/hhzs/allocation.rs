@@ -18,6 +18,16 @@ use zonelab_engine::Ns;
 /// Bytes copied per read/write step of a relocation.
 const RELOCATION_CHUNK_BYTES: u64 = 2 * 1024 * 1024;
 
+/// Where new SSTs went, per level: the SSD, the HDD because the policy's rule
+/// excluded the SSD although it had every zone the SST needs, or the HDD because
+/// the SSD had no room (a diagnostic of write-guided placement, §3.3 step 4).
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct PlacementCounts {
+    pub ssd: u64,
+    pub hdd_by_rule: u64,
+    pub hdd_ssd_full: u64,
+}
+
 /// SSTs that outgrew their device and were copied whole to another.
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
 pub struct RelocationStats {
@@ -29,6 +39,11 @@ impl ZoneFileStore {
     /// SSTs relocated because their device ran out of zones.
     pub fn relocations(&self) -> RelocationStats {
         self.relocations
+    }
+
+    /// New SSTs per level by where they went and why ([`PlacementCounts`]).
+    pub fn placement_counts(&self) -> &std::collections::BTreeMap<u32, PlacementCounts> {
+        &self.placement_counts
     }
 
     /// Zones of device `d` an SST of `bytes` needs (at least one).
@@ -98,6 +113,15 @@ impl ZoneFileStore {
                 .find(|&d| d < self.devices.len() && self.has_room(d, 1))
                 .ok_or_else(|| self.no_zone(kind))?,
         };
+        if let (FileKind::Sst { level }, None) = (kind, self.files[&file].forced_device) {
+            let ssd_had_room = self.devices.len() > 1 && fits(self, 0);
+            let c = self.placement_counts.entry(level).or_default();
+            match (d, ssd_had_room) {
+                (0, _) => c.ssd += 1,
+                (_, true) => c.hdd_by_rule += 1,
+                (_, false) => c.hdd_ssd_full += 1,
+            }
+        }
         let need = self.zones_needed(d, expected);
         let z = self.open_free_zone(d);
         let dev = &mut self.devices[d];

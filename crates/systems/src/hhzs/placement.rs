@@ -29,6 +29,11 @@ pub trait PlacementPolicy {
     /// The file system was mounted again (a new process): in-memory state such as
     /// storage demands of running compactions is gone.
     fn remount(&mut self) {}
+    /// The policy's state on `view` in a line, for diagnostics (write-guided
+    /// placement: the tiering level, its reservation and the demands).
+    fn describe(&self, _view: &StoreView) -> String {
+        String::new()
+    }
     /// A copy of the policy in its current state (for snapshots).
     fn boxed_clone(&self) -> Box<dyn PlacementPolicy>;
 }

@@ -30,6 +30,9 @@ pub struct SstView {
     pub age_ns: Ns,
     /// Selected by a running compaction (never migrated).
     pub compacting: bool,
+    /// Consumed by a finished compaction, still on storage until RocksDB deletes
+    /// it (pinned by an older running job): in no level, but holding its zones.
+    pub obsolete: bool,
     /// Still being written.
     pub open: bool,
 }

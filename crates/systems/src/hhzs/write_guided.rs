@@ -49,6 +49,16 @@ pub struct WriteGuided {
     jobs: BTreeMap<u64, JobDemand>,
     /// Name suffix (`+C` when the store caches).
     pub caching_label: bool,
+    /// Ablation (issue 14, docs/hhzs.md "Obsolete SSTs in the reservation"): SSTs
+    /// a finished compaction consumed but RocksDB has not deleted yet (pinned by an
+    /// older running job) count in no level, and their SSD zones come off C_ssd.
+    /// Off, as in the authors' code: H2Zone's `ZenFS::ComputeCurrentAllocation`
+    /// counts every file ZenFS holds in its level's A_i. Measured: not better.
+    pub exclude_obsolete: bool,
+    /// Ablation (docs/hhzs.md, "P+M against P"): no capacity migration.
+    pub no_capacity_migration: bool,
+    /// Ablation: no popularity migration.
+    pub no_popularity_migration: bool,
 }
 
 /// The tiering level and the SSD zones L_t may use.
@@ -109,7 +119,17 @@ impl WriteGuided {
         // zones its SSTs hold.
         let mut allocated = vec![0i64; max_level as usize + 1];
         let mut on_ssd = vec![0i64; max_level as usize + 1];
+        let mut c_ssd = c_ssd;
         for s in &view.ssts {
+            if s.obsolete && self.exclude_obsolete {
+                // Consumed by a finished compaction, awaiting deletion: in no level
+                // (§3.3 counts a compaction's SSTs only until it ends), but its SSD
+                // zones are not "available SSD zones for SSTs" (C_ssd).
+                if s.device == 0 {
+                    c_ssd -= s.zones as i64;
+                }
+                continue;
+            }
             allocated[s.level as usize] += s.zones as i64;
             if s.device == 0 {
                 on_ssd[s.level as usize] += s.zones as i64;
@@ -183,6 +203,15 @@ impl PlacementPolicy for WriteGuided {
         }
     }
 
+    fn describe(&self, view: &StoreView) -> String {
+        let t = self.tiering(view);
+        let demands: Vec<i64> = (1..=4).map(|l| self.demand(l)).collect();
+        format!(
+            "t={} R={} ssd@t={} ssd>t={} D0={} D1-4={demands:?}",
+            t.level, t.reserved_zones, t.ssd_zones_at_t, t.ssd_zones_above_t, view.wal_zones
+        )
+    }
+
     fn remount(&mut self) {
         self.demand.clear();
         self.jobs.clear();
@@ -248,7 +277,7 @@ impl PlacementPolicy for WriteGuided {
                 _ => Some(s),
             });
         // Capacity migration.
-        if self.basic_h.is_none() {
+        if self.basic_h.is_none() && !self.no_capacity_migration {
             let t = self.tiering(view);
             let above_t = view
                 .ssts
@@ -264,7 +293,9 @@ impl PlacementPolicy for WriteGuided {
             }
         }
         // Popularity migration.
-        if view.hdd_point_reads_per_s > HDD_MAX_RANDOM_READ_IOPS / 2.0 {
+        if !self.no_popularity_migration
+            && view.hdd_point_reads_per_s > HDD_MAX_RANDOM_READ_IOPS / 2.0
+        {
             let up = highest_on_hdd?;
             let free = view.devices[0].free_zones as i64;
             let demand_below = match self.basic_h {
@@ -304,6 +335,7 @@ mod tests {
             reads,
             age_ns: 1_000_000_000,
             compacting: false,
+            obsolete: false,
             open: false,
         }
     }
@@ -414,6 +446,47 @@ mod tests {
             },
         );
         assert_eq!(p.demand(2), 0);
+    }
+
+    #[test]
+    fn obsolete_ssts_count_in_their_level_unless_excluded() {
+        // C_ssd = 18. L0: 4 live SSD SSTs; L1: 6 live SSD SSTs plus 3 obsolete
+        // (pinned) SSD SSTs and 2 obsolete HDD SSTs; L2: 3 on the SSD; D_0 = 2.
+        let mut ssts: Vec<SstView> = (0..4).map(|i| sst(i, 0, 0, 0)).collect();
+        ssts.extend((10..16).map(|i| sst(i, 1, 0, 0)));
+        for (i, device) in [(20, 0), (21, 0), (22, 0), (23, 1), (24, 1)] {
+            let mut s = sst(i, 1, device, 0);
+            s.obsolete = true;
+            s.compacting = true;
+            ssts.push(s);
+        }
+        ssts.extend((30..33).map(|i| sst(i, 2, 0, 0)));
+        let v = view(ssts, 2, 2);
+        // H2Zone's accounting: A_1 = 11, Σ_{j≤1} = 4 + 2 + 11 = 17 < 18, so t = 2,
+        // R = 1, and L2's 3 SSD zones leave nothing: L2 outputs go to the HDD.
+        let h2zone = WriteGuided::hhzs(false, false);
+        let t = h2zone.tiering(&v);
+        assert_eq!((t.level, t.reserved_zones, t.available_at_t()), (2, 1, -2));
+        assert_eq!(
+            h2zone.clone().devices_for(FileKind::Sst { level: 2 }, &v),
+            vec![1]
+        );
+        // Excluded: C_ssd = 18 − 3 pinned SSD zones = 15, A_1 = 6,
+        // Σ_{j≤1} = 4 + 2 + 6 = 12 < 15, t = 2, R = 3, fully used by L2's 3 zones.
+        let mut excl = WriteGuided::hhzs(false, false);
+        excl.exclude_obsolete = true;
+        let t = excl.tiering(&v);
+        assert_eq!((t.level, t.reserved_zones, t.available_at_t()), (2, 3, 0));
+        // One fewer L2 SST: L0–L2 fit in the 15 zones, t moves above L2 and L2
+        // outputs go to the SSD; H2Zone's accounting still denies them.
+        let mut v2 = v.clone();
+        v2.ssts.retain(|s| s.file != 32);
+        assert_eq!(excl.tiering(&v2).available_at_t(), 1);
+        assert_eq!(
+            excl.devices_for(FileKind::Sst { level: 2 }, &v2),
+            vec![0, 1]
+        );
+        assert_eq!(h2zone.tiering(&v2).available_at_t(), -1);
     }
 
     #[test]

@@ -64,6 +64,11 @@ pub(super) struct StoredFile {
     pub(super) created_ns: Ns,
     /// Selected by a running compaction.
     pub(super) compacting: bool,
+    /// Consumed by a finished compaction (its hint (iii)) but not deleted yet:
+    /// RocksDB keeps it while a job that started before pins it. It belongs to no
+    /// level any more (§3.4: selected SSTs "will be deleted at the end of
+    /// compaction"), yet holds its zones.
+    pub(super) obsolete: bool,
     /// Still being appended to (not closed).
     pub(super) writing: bool,
     /// A migration copy must land on this device.
@@ -107,6 +112,7 @@ impl StoredFile {
             open_zone: None,
             created_ns: now,
             compacting: false,
+            obsolete: false,
             writing: true,
             forced_device: forced,
             device: None,
@@ -249,6 +255,11 @@ pub struct ZoneFileStore {
     /// WAL bytes written outside the WAL/cache pool while it exists (§3.2 wants
     /// none).
     pub(super) wal_outside_pool_bytes: u64,
+    /// New SSTs per level by where they went and why.
+    pub(super) placement_counts: BTreeMap<u32, super::allocation::PlacementCounts>,
+    /// The SSTs each running compaction selected (compaction hint (i)); they
+    /// become obsolete when its hint (iii) says it finished.
+    pub(super) compaction_inputs: BTreeMap<u64, Vec<FileNo>>,
 }
 
 /// Live bytes per (class, device), sampled at a fixed virtual-time interval.
@@ -353,6 +364,8 @@ impl ZoneFileStore {
             journal: None,
             relocations: RelocationStats::default(),
             wal_outside_pool_bytes: 0,
+            placement_counts: BTreeMap::new(),
+            compaction_inputs: BTreeMap::new(),
         })
     }
 
@@ -404,10 +417,14 @@ impl ZoneFileStore {
         for _ in &zones {
             self.evict_oldest_cache_zone(now)?;
         }
+        // Opening the database deleted every file no Version references, so
+        // what is left is live; no compaction runs.
         for f in self.files.values_mut() {
             f.compacting = false;
+            f.obsolete = false;
             f.created_ns = now;
         }
+        self.compaction_inputs.clear();
         self.file_reads.clear();
         self.policy.remount();
         let hdd = self.traffic.get(1).map_or(0, |t| t.point_reads);
@@ -421,16 +438,21 @@ impl ZoneFileStore {
         self.wal_outside_pool_bytes
     }
 
-    /// The `max_total_wal_size` that keeps the WAL inside the WAL/cache pool
-    /// (§3.2: the pool "ensures that all WAL data can be accommodated in the SSD"):
-    /// live WAL files are one contiguous run of the shared WAL zone stream, so W
-    /// bytes touch at most ⌈W / C⌉ + 1 zones of capacity C, and (P − 1) × C is the
-    /// largest W that never needs more than the pool's P zones. `None` without a
-    /// pool of at least two zones.
+    /// RocksDB's `max_total_wal_size` for the WAL/cache pool: the paper's
+    /// "pre-configured maximum size of the WAL", of which the pool is that size
+    /// divided by the SSD zone capacity (§3.2), set to 2.1 GiB = 2 zones (§4.1) —
+    /// so P × C for P pool zones of capacity C. (Issue 14 first used (P − 1) × C,
+    /// the largest live WAL that never touches a third zone of the shared WAL
+    /// stream; that forced flushes the paper's set-up does not have — the
+    /// authors' YCSB binding leaves RocksDB's default, H2Zone
+    /// `RocksDBClient.initRocksDB` — 109 of them in P's paper-scale load,
+    /// docs/hhzs.md "The WAL cap".) A live WAL run that starts mid-zone can still
+    /// touch a zone outside the pool; it counts in L0's demand and in
+    /// [`ZoneFileStore::wal_outside_pool_bytes`]. `None` without a pool.
     pub fn wal_limit_for_pool_bytes(&self) -> Option<u64> {
         let dev = &self.devices[0];
         let cap = dev.zones.first()?.capacity_bytes;
-        (dev.reserve >= 2).then(|| (dev.reserve as u64 - 1) * cap)
+        (dev.reserve >= 1).then(|| dev.reserve as u64 * cap)
     }
 
     /// A copy of the store in its current state — devices, files, zones, cache,
@@ -472,6 +494,8 @@ impl ZoneFileStore {
             journal: None,
             relocations: self.relocations,
             wal_outside_pool_bytes: self.wal_outside_pool_bytes,
+            placement_counts: self.placement_counts.clone(),
+            compaction_inputs: self.compaction_inputs.clone(),
         })
     }
 
@@ -492,6 +516,7 @@ impl ZoneFileStore {
                     reads: self.file_reads.get(&no).copied().unwrap_or(0),
                     age_ns: now.saturating_sub(f.created_ns),
                     compacting: f.compacting,
+                    obsolete: f.obsolete,
                     open: f.writing,
                 }),
                 _ => None,
@@ -532,6 +557,17 @@ impl ZoneFileStore {
             s.samples.push((now, occ));
             s.next_ns = (now / s.interval_ns + 1) * s.interval_ns;
         }
+    }
+
+    /// Replaces the placement policy (ablations on a forked store; call
+    /// [`ZoneFileStore::remount`] or reopen the database after it).
+    pub fn set_policy(&mut self, policy: Box<dyn PlacementPolicy>) {
+        self.policy = policy;
+    }
+
+    /// The policy's state at `now` in a line (diagnostics).
+    pub fn describe_policy(&self, now: Ns) -> String {
+        self.policy.describe(&self.view(now))
     }
 
     pub fn policy_name(&self) -> String {
@@ -867,10 +903,23 @@ impl LsmStorage for ZoneFileStore {
                     self.journal_level(*sst);
                 }
             }
-            Hint::CompactionStarted { inputs, .. } => {
+            Hint::CompactionStarted { job, inputs, .. } => {
                 for i in inputs {
                     if let Some(f) = self.files.get_mut(i) {
                         f.compacting = true;
+                    }
+                }
+                self.compaction_inputs.insert(*job, inputs.clone());
+            }
+            Hint::CompactionFinished { job, outputs, .. } => {
+                // A compaction stopped by a close writes no outputs and consumes
+                // nothing (`LsmDb::reopen`); a finished one consumed its inputs.
+                let inputs = self.compaction_inputs.remove(job).unwrap_or_default();
+                if !outputs.is_empty() {
+                    for i in inputs {
+                        if let Some(f) = self.files.get_mut(&i) {
+                            f.obsolete = true;
+                        }
                     }
                 }
             }
@@ -895,7 +944,6 @@ impl LsmStorage for ZoneFileStore {
                 // cached copy; the block is still on the HDD.
                 let _ = self.cache_admit(now, *sst, *offset, *bytes);
             }
-            _ => {}
         }
         self.policy.on_hint(now, hint);
     }

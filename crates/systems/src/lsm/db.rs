@@ -281,6 +281,10 @@ impl<S: LsmStorage> LsmDb<S> {
         }
         out
     }
+    /// The SSTs compactions made obsolete that are still on storage.
+    pub fn obsolete_files(&self) -> Vec<FileNo> {
+        self.obsolete.iter().map(|o| o.no).collect()
+    }
     /// Age of the oldest running compaction: how far back obsolete SSTs are pinned.
     pub fn oldest_compaction_age_ns(&self) -> Ns {
         let now = self.now_ns();
