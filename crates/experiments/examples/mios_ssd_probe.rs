@@ -9,6 +9,10 @@
 //!     cargo run --release -p zonelab-experiments --example mios_ssd_probe -- \
 //!         fio 20 baseline ssd-960evo 1.0 [append|seq] [every_s] [every_writes]
 //!
+//! Environment: `ZONELAB_MIOS_SEED` (trace seed, default 1), `ZONELAB_MIOS_SSD_DEPTH`
+//! (MIOS's SSD dispatch depth, default the paper's 1; `none`: no limit),
+//! `ZONELAB_MIOS_NO_READS` (set: drop the trace's reads, an ablation).
+//!
 //! `append` ages the SSD as `reproduce mios` does (sequential fill, then one
 //! capacity of the traces' chunk-file appends); `seq` only fills it sequentially.
 
@@ -160,10 +164,19 @@ fn main() -> Result<(), String> {
         x => return Err(format!("aging `{x}`: append or seq")),
     };
     let cap = ssd.info().capacity_bytes();
+    // The trace seed (`reproduce mios --seed`), 1 unless ZONELAB_MIOS_SEED says.
+    let seed: u64 = std::env::var("ZONELAB_MIOS_SEED")
+        .map_or(Ok(1), |s| s.parse())
+        .map_err(|_| "ZONELAB_MIOS_SEED: a number")?;
     let reqs: Vec<UserRequest> = match a[0].as_str() {
         "node" => {
             let node = find_node(&a[1]).ok_or(format!("node `{}`", a[1]))?;
-            mios_pangu_requests(node, scale, 1, cap, start)
+            let mut reqs = mios_pangu_requests(node, scale, seed, cap, start);
+            // Ablation: without the trace's reads (what the SSD FIFO waits behind).
+            if std::env::var("ZONELAB_MIOS_NO_READS").is_ok() {
+                reqs.retain(|q| q.op != UserOp::Read);
+            }
+            reqs
         }
         "fio" => {
             let iv: u64 = a[1].parse().map_err(|_| "interval_us")?;
@@ -185,7 +198,18 @@ fn main() -> Result<(), String> {
         .params;
     let mut hdd = open_device("wd100efax").map_err(|e| e.to_string())?;
     let l = if a[0] == "fio" { 1 } else { u32::MAX };
-    let cfg = NodeConfig::paper(policy, l, params, MIOS_LOG_BYTES);
+    let mut cfg = NodeConfig::paper(policy, l, params, MIOS_LOG_BYTES);
+    // MIOS's SSD dispatch depth (default: the paper's 1, `ssd_dispatch`); `none`
+    // passes every request to the drive at once (the ablation).
+    if let Ok(d) = std::env::var("ZONELAB_MIOS_SSD_DEPTH") {
+        cfg.ssd_dispatch_depth = match d.as_str() {
+            "none" => None,
+            n => Some(
+                n.parse()
+                    .map_err(|_| format!("ZONELAB_MIOS_SSD_DEPTH `{n}`: a number or none"))?,
+            ),
+        };
+    }
     let mut probe = Probe {
         inner: ssd,
         outstanding: BinaryHeap::new(),
@@ -213,6 +237,42 @@ fn main() -> Result<(), String> {
         r.hdd_user_write_requests,
         r.hdd_user_write_bytes as f64 / 1e9,
         r.ssd_write_bytes as f64 / 1e9
+    );
+    let arrivals: u64 = r.ssd_queue_length_counts.iter().sum();
+    let mut cum = 0u64;
+    let mut quantiles = Vec::new();
+    for (len, c) in r.ssd_queue_length_counts.iter().enumerate() {
+        cum += c;
+        quantiles.push(format!("{len}:{:.4}", cum as f64 / arrivals.max(1) as f64));
+        if cum == arrivals {
+            break;
+        }
+    }
+    println!(
+        "# SSD depth {:?}: iostat util {:.1}%, longest queue {}, queue CDF {}",
+        cfg.ssd_dispatch_depth,
+        100.0 * r.ssd_busy_ns as f64 / r.duration_ns.max(1) as f64,
+        r.max_ssd_queue_length,
+        quantiles.join(" ")
+    );
+    let by_len: Vec<String> = r
+        .ssd_writes_by_queue_length
+        .iter()
+        .zip(&r.ssd_write_latency_sum_by_queue_length_ns)
+        .enumerate()
+        .filter(|(_, (n, _))| **n >= 200)
+        .take(30)
+        .map(|(len, (n, s))| format!("{len}:{:.0}", s / *n as f64 / 1e3))
+        .collect();
+    println!(
+        "# mean write latency (us) by queue length: {}",
+        by_len.join(" ")
+    );
+    println!(
+        "# reads: avg {:.1} us, p99 {:.1} us, max {:.1} us",
+        r.read_latency.mean_ns / 1e3,
+        r.read_latency.p99_ns as f64 / 1e3,
+        r.read_latency.max_ns as f64 / 1e3
     );
     println!(
         "# reads {} (HDD {}), trims {}; HDD padding {:.2} GB, syncs {}, GC runs {}, writes sent back {}",

@@ -342,11 +342,12 @@ impl Target for MiosTarget {
                 - b.ssd_queue_length_counts.first().copied().unwrap_or(0) as f64
                     / arrivals.max(1) as f64;
             notes.push(format!(
-                "{} Baseline SSD queue (Fig. 8): mean {:.2}, longest {} (paper, node B: 23), {:.1}% of arrivals find it busy (Table 1's production SSD utilisation: {}%).",
+                "{} Baseline SSD queue (Fig. 8): mean {:.2}, longest {} (paper, node B: 23), {:.1}% of arrivals find it busy; SSD IO utilisation (iostat %util: share of the run with a request on the drive) {:.1}% (Table 1's production SSD utilisation: {}%).",
                 names[ni],
                 mean_q,
                 b.max_ssd_queue_length,
                 busy * 100.0,
+                100.0 * b.ssd_busy_ns as f64 / b.duration_ns.max(1) as f64,
                 TABLE1_SSD_UTIL_PCT[ni]
             ));
             for (pi, pname) in [(1, "MIOS_D"), (2, "MIOS_E")] {

@@ -22,6 +22,8 @@
 //!   SSD-only and SWR baselines, the HDD log and its GC.
 //! - [`multi_pair`] — §4.3: a node of several independent SSD/HDD pairs, one
 //!   scheduler instance per pair, requests placed on pairs by file.
+//! - [`ssd_dispatch`] — §4.3.1: MIOS's SSD queue (FIFO, one synchronous direct-IO
+//!   request on the drive at a time) and the SSD's iostat-style utilisation.
 //! - [`ssd_threshold`] — §4.3: the queue-length threshold L from the SSD's measured
 //!   latency-vs-queue-length profile.
 
@@ -29,6 +31,7 @@ pub mod multi_pair;
 pub mod node;
 pub mod predictor;
 pub mod profiler;
+pub mod ssd_dispatch;
 pub mod ssd_threshold;
 
 pub use predictor::{
