@@ -31,9 +31,10 @@ pub struct DefaultScale {
 /// The wall-clock budget of the main job on the project's 2-core machine, seconds.
 pub const BUDGET_S: f64 = 300.0;
 
-/// Default scale of every target for `reproduce all`. Measured with
+/// Default scale of every target for `reproduce all`. Chosen with
 /// `bash scripts/time-targets.sh` on the project's 2-core machine, 2026-11-25, at
-/// commit c4422a7 (docs/reproduce.md has the whole ladder): 245 s in all. The two
+/// commit c4422a7 (docs/reproduce.md has the whole ladder); `measured_wall_s` re-timed
+/// inside `zonelab reproduce all` (release build of 8db155b): 248 s in all. The two
 /// HHZS targets share what the others leave: hhzs-motivation at 1 (167 s) would
 /// force hhzs down to 0.1 and leave 13 s of margin; 0.5 and 0.2 leave 55 s.
 pub const DEFAULT_SCALES: &[DefaultScale] = &[
@@ -47,25 +48,25 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         target: "mu-rmw",
         paper: "MU-RMW Figs. 6-9",
         scale: 1.0,
-        measured_wall_s: 9.5,
+        measured_wall_s: 9.2,
     },
     DefaultScale {
         target: "mu-rmw-sensitivity",
         paper: "MU-RMW Figs. 6-9: which assumption each claim rests on",
         scale: 0.2,
-        measured_wall_s: 24.1,
+        measured_wall_s: 22.8,
     },
     DefaultScale {
         target: "mios",
         paper: "BCW/MIOS Figs. 7-15, Tables 3-5",
         scale: 0.5,
-        measured_wall_s: 51.6,
+        measured_wall_s: 64.2,
     },
     DefaultScale {
         target: "hhzs-motivation",
         paper: "HHZS §2.3, Fig. 2 (O1-O4)",
         scale: 0.5,
-        measured_wall_s: 75.1,
+        measured_wall_s: 66.9,
     },
     DefaultScale {
         target: "hhzs",
@@ -74,13 +75,13 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         // 0.05 (`/usr/bin/time zonelab reproduce hhzs --scale S`, 2026-11-25, commit
         // 9b4687d, docs/reproduce.md).
         scale: 0.05,
-        measured_wall_s: 54.9,
+        measured_wall_s: 43.8,
     },
     DefaultScale {
         target: "znsage",
         paper: "ZNSage Figs. 7-9",
         scale: 1.0,
-        measured_wall_s: 41.7,
+        measured_wall_s: 33.0,
     },
     DefaultScale {
         target: "conzone",
@@ -89,7 +90,7 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         // and would exceed the budget; 0.2 measured 4.9 s (issue 16,
         // docs/conzone.md).
         scale: 0.2,
-        measured_wall_s: 5.1,
+        measured_wall_s: 4.9,
     },
     DefaultScale {
         target: "placement",
@@ -97,7 +98,7 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         scale: 0.05,
         // Release build of 39e185a inside `zonelab reproduce all` (ZNS, five
         // ablation runs and the LSM-tree runs).
-        measured_wall_s: 2.4,
+        measured_wall_s: 2.3,
     },
 ];
 
