@@ -100,14 +100,7 @@ impl ConZoneBlock {
         }
         let mut done = ready;
         for &lpn in lpns {
-            let ppn = self
-                .slc
-                .alloc(owner(self.ns_id, lpn), 0)
-                .ok_or(DeviceError::NoSpace { command: "write" })?;
-            self.map[lpn as usize] = ppn;
-            self.cache.insert(key(self.ns_id, Gran::Page, lpn), false);
-            self.move_payload(KEY_GC | lpn, KEY_SLC | ppn);
-            done = done.max(self.hw.program(ready, self.slc.chip_of(ppn), 1, Cells::Slc));
+            done = done.max(self.program_in_slc(lpn, KEY_GC | lpn, ready, "write")?);
         }
         Ok(done)
     }

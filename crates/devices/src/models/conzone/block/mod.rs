@@ -354,16 +354,28 @@ impl ConZoneBlock {
             if self.slc.free_count() <= self.g.slc_gc_free {
                 done = done.max(self.slc_gc(ready)?);
             }
-            let ppn = self
-                .slc
-                .alloc(owner(self.ns_id, lpn), 0)
-                .ok_or(DeviceError::NoSpace { command: "flush" })?;
-            self.map[lpn as usize] = ppn;
-            self.cache.insert(key(self.ns_id, Gran::Page, lpn), false);
-            self.move_payload(KEY_BUF | lpn, KEY_SLC | ppn);
-            done = done.max(self.hw.program(ready, self.slc.chip_of(ppn), 1, Cells::Slc));
+            done = done.max(self.program_in_slc(lpn, KEY_BUF | lpn, ready, "flush")?);
         }
         Ok(done)
+    }
+
+    /// Maps `lpn` to a new SLC page, moves its payload there from `from_key` and books
+    /// the program at `ready`; returns when the program ends.
+    fn program_in_slc(
+        &mut self,
+        lpn: u64,
+        from_key: u64,
+        ready: Ns,
+        command: &'static str,
+    ) -> Result<Ns, DeviceError> {
+        let ppn = self
+            .slc
+            .alloc(owner(self.ns_id, lpn), 0)
+            .ok_or(DeviceError::NoSpace { command })?;
+        self.map[lpn as usize] = ppn;
+        self.cache.insert(key(self.ns_id, Gran::Page, lpn), false);
+        self.move_payload(from_key, KEY_SLC | ppn);
+        Ok(self.hw.program(ready, self.slc.chip_of(ppn), 1, Cells::Slc))
     }
 
     fn read(&mut self, now: Ns, lba: u64, blocks: u32) -> Result<Ns, DeviceError> {
