@@ -13,6 +13,10 @@ use zonelab_systems::lsm::{FileKind, LsmStorage};
 /// ZN540 (1,077 MiB zones, 14 active) limited to `ssd_zones`, and the HM-SMR HDD,
 /// under B`h` with ZenFS sharing seeing `scale` of each zone.
 fn store(ssd_zones: u32, h: u32, scale: f64) -> ZoneFileStore {
+    store_with(ssd_zones, h, ZenfsSharing::authors(scale))
+}
+
+fn store_with(ssd_zones: u32, h: u32, sharing: ZenfsSharing) -> ZoneFileStore {
     let mut s = ZoneFileStore::new(
         vec![
             StoreDeviceSpec {
@@ -27,7 +31,7 @@ fn store(ssd_zones: u32, h: u32, scale: f64) -> ZoneFileStore {
         Box::new(BasicPlacement { h }),
     )
     .unwrap();
-    s.configure_zenfs_sharing(scale).unwrap();
+    s.configure_zenfs_sharing_with(sharing).unwrap();
     s
 }
 
@@ -123,19 +127,14 @@ fn a_zone_with_less_than_seven_percent_left_is_finished_and_not_joined() {
     assert_eq!(s.traffic()[0].zones_in_use, 2);
     s.check().unwrap();
     // Without the authors' threshold (ZenFS's default 0) the WAL joins it.
-    let mut s = ZoneFileStore::new(
-        vec![StoreDeviceSpec {
-            device: open_device("zn540").unwrap(),
-            zone_budget: Some(20),
-        }],
-        Box::new(BasicPlacement { h: 3 }),
-    )
-    .unwrap();
-    s.configure_zenfs_sharing_with(ZenfsSharing {
-        capacity_scale: 1.0,
-        finish_threshold_pct: 0,
-    })
-    .unwrap();
+    let mut s = store_with(
+        20,
+        3,
+        ZenfsSharing {
+            capacity_scale: 1.0,
+            finish_threshold_pct: 0,
+        },
+    );
     let mut now = 0;
     write(&mut s, &mut now, 1, L0, 1_060_320_051);
     now = s.close(now, 1).unwrap();

@@ -46,11 +46,16 @@
 //! on, a WAL file sees a zone of `capacity × capacity_scale` (rounded down to a
 //! block) and the finish rules use that capacity too; at scale 1 it is the zone's
 //! capacity. SSTs keep the physical zone (their size is scaled already).
+//!
+//! Simulation only: the metadata journal of the real-time store does not record
+//! zone states, so a store with a journal refuses sharing. Measurements and the
+//! ablation (`HybridSetup::zenfs = None`): docs/hhzs.md, "ZenFS's zone allocation in
+//! the basic schemes".
 
 use super::zone_store::{FileClass, ZoneFileStore};
 use crate::lsm::{FileKind, FileNo, StorageError};
 use serde::Serialize;
-use zonelab_devices::{Command, ZoneAction};
+use zonelab_devices::ZoneAction;
 use zonelab_engine::Ns;
 
 /// `zenfs mkfs --finish_threshold=7` in the authors' `scripts/ycsb_load.sh`.
@@ -215,16 +220,7 @@ impl ZoneFileStore {
 
     /// Finishes a resting zone: it is no longer active.
     fn finish_resting(&mut self, d: usize, z: u32, now: Ns) -> Result<(), StorageError> {
-        let lba = self.devices[d].zones[z as usize].start_lba;
-        self.submit(
-            d,
-            now,
-            Command::Zone {
-                action: ZoneAction::Finish,
-                zone_lba: lba,
-            },
-        )?;
-        self.traffic[d].zone_finishes += 1;
+        self.zone_command(d, z, ZoneAction::Finish, now)?;
         let dev = &mut self.devices[d];
         dev.zones[z as usize].resting = false;
         dev.active -= 1;
@@ -233,15 +229,7 @@ impl ZoneFileStore {
 
     /// Leaves zone `z` of `d` active with no file appending (`Zone::CloseWR`).
     pub(super) fn rest_zone(&mut self, d: usize, z: u32, now: Ns) -> Result<Ns, StorageError> {
-        let lba = self.devices[d].zones[z as usize].start_lba;
-        let done = self.submit(
-            d,
-            now,
-            Command::Zone {
-                action: ZoneAction::Close,
-                zone_lba: lba,
-            },
-        )?;
+        let done = self.zone_command(d, z, ZoneAction::Close, now)?;
         let zone = &mut self.devices[d].zones[z as usize];
         zone.open = false;
         zone.resting = true;

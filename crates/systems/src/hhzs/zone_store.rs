@@ -3,8 +3,11 @@
 //! zones of two or more zoned devices. An SST gets empty zones of its own (one SSD
 //! zone, or several smaller HDD zones when it spans them); WAL files share a
 //! per-device stream of zones; a zone is finished when its file is complete and
-//! reset as soon as none of its data is live. Reads go to the device holding the
-//! extent. Which device a new zone comes from is a [`PlacementPolicy`].
+//! reset as soon as none of its data is live. Under the basic schemes the store can
+//! allocate as the authors' ZenFS does instead ([`super::zenfs_sharing`]: WAL files
+//! get zones of their own and may join zones L0 SSTs left open; closed zones stay
+//! active until finished). Reads go to the device holding the extent. Which device a
+//! new zone comes from is a [`PlacementPolicy`].
 //!
 //! Devices are the zoned models of layer 3 driven through their command interface,
 //! so zone rules (write pointer, active-zone limits) and device timing are real.
@@ -674,9 +677,9 @@ impl ZoneFileStore {
             return Ok(now);
         }
         let full = zone.written_bytes >= zone.capacity_bytes;
-        let lba = zone.start_lba;
+        let written = zone.written_bytes;
         let mut done = now;
-        if !full && zone.written_bytes > 0 && self.zenfs_keeps_active(d, z) {
+        if !full && written > 0 && self.zenfs_keeps_active(d, z) {
             // ZenFS: the zone stays active for other files (`Zone::CloseWR`).
             done = self.rest_zone(d, z, now)?;
             if self.devices[d].zones[z as usize].live_bytes == 0 {
@@ -684,22 +687,30 @@ impl ZoneFileStore {
             }
             return Ok(done);
         }
-        if !full && zone.written_bytes > 0 {
-            done = self.submit(
-                d,
-                now,
-                Command::Zone {
-                    action: ZoneAction::Finish,
-                    zone_lba: lba,
-                },
-            )?;
-            self.traffic[d].zone_finishes += 1;
+        if !full && written > 0 {
+            done = self.zone_command(d, z, ZoneAction::Finish, now)?;
         }
         let dev = &mut self.devices[d];
         dev.zones[z as usize].open = false;
         dev.active -= 1;
         if dev.zones[z as usize].live_bytes == 0 {
             self.reset_zone(d, z, now)?;
+        }
+        Ok(done)
+    }
+
+    /// Submits a zone `action` for zone `z` of device `d` (a finish is counted).
+    pub(super) fn zone_command(
+        &mut self,
+        d: usize,
+        z: u32,
+        action: ZoneAction,
+        now: Ns,
+    ) -> Result<Ns, StorageError> {
+        let zone_lba = self.devices[d].zones[z as usize].start_lba;
+        let done = self.submit(d, now, Command::Zone { action, zone_lba })?;
+        if action == ZoneAction::Finish {
+            self.traffic[d].zone_finishes += 1;
         }
         Ok(done)
     }
