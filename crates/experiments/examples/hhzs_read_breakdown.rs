@@ -7,7 +7,8 @@
 //!
 //! `cargo run --release -p zonelab-experiments --example hhzs_read_breakdown --
 //!  [scale] [run seed] [workload: a..f | rR-aA, e.g. r50-a0.9] [schemes, e.g. b3,hhzs,auto]
-//!  [records loaded; default the paper's × scale]` — an end point of `reproduce
+//!  [records loaded; default the paper's × scale] [operations; default the paper's × scale]`
+//!  — an end point of `reproduce
 //!  hhzs` is its record count and run seed (listed in its notes).
 
 use zonelab_engine::RngStreams;
@@ -56,7 +57,12 @@ fn main() -> Result<(), String> {
     };
     let (mut spec, paper_ops) = parse_workload(&wl)?;
     spec.record_count = records;
-    spec.operation_count = ((paper_ops * scale).round() as u64).max(5_000);
+    spec.operation_count = match args.get(5) {
+        Some(n) => n
+            .parse()
+            .map_err(|_| format!("operation count `{n}` is not a number"))?,
+        None => ((paper_ops * scale).round() as u64).max(5_000),
+    };
     spec.field_count = 1;
     spec.field_length_bytes = setup.options.value_bytes;
     println!(

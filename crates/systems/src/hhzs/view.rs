@@ -55,8 +55,11 @@ pub struct StoreView {
     pub wal_zones: u32,
     /// Point reads per second the HDD (device 1) served since the last look.
     pub hdd_point_reads_per_s: f64,
-    /// Bytes per second written to the SSD (device 0) since the last look.
-    pub ssd_write_bytes_per_s: f64,
+    /// Bytes per second read from and written to the SSD (device 0) since the
+    /// last look — the "SSD throughput" AUTO tunes by (H2Zone
+    /// `ZenStat::AddStatBytes` adds every read and write to `ssd_rwtotal`, which
+    /// `ExtractThpt` turns into `ssd_thpt` for `CheckSpanDBMaxLevel`).
+    pub ssd_io_bytes_per_s: f64,
 }
 
 /// A migration a policy asks for.

@@ -431,7 +431,7 @@ impl ZoneFileStore {
         self.file_reads.clear();
         self.policy.remount();
         let hdd = self.traffic.get(1).map_or(0, |t| t.point_reads);
-        self.tick_baseline = (now, hdd, self.traffic[0].written_bytes);
+        self.tick_baseline = (now, hdd, self.ssd_io_bytes());
         self.next_policy_tick_ns = now;
         Ok(())
     }
@@ -533,7 +533,7 @@ impl ZoneFileStore {
             ssts,
             wal_zones,
             hdd_point_reads_per_s: 0.0,
-            ssd_write_bytes_per_s: 0.0,
+            ssd_io_bytes_per_s: 0.0,
         }
     }
 
@@ -749,6 +749,11 @@ impl ZoneFileStore {
     /// Data reads each file received.
     pub fn file_reads(&self) -> &BTreeMap<FileNo, u64> {
         &self.file_reads
+    }
+
+    /// Bytes read from and written to the SSD so far (AUTO's throughput, §4.1).
+    pub(super) fn ssd_io_bytes(&self) -> u64 {
+        self.traffic[0].written_bytes + self.traffic[0].read_bytes
     }
 
     /// Foreground point-read latencies and counts ([`super::read_stats`]).
