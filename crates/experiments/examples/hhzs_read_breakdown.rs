@@ -7,7 +7,8 @@
 //!
 //! `cargo run --release -p zonelab-experiments --example hhzs_read_breakdown --
 //!  [scale] [run seed] [workload: a..f | rR-aA, e.g. r50-a0.9] [schemes, e.g. b3,hhzs,auto]
-//!  [records loaded; default the paper's × scale] [operations; default the paper's × scale]`
+//!  [records loaded; default the paper's × scale] [operations; default the paper's × scale]
+//!  [migration rate in MiB/s for the run; default the scheme's]`
 //!  — an end point of `reproduce
 //!  hhzs` is its record count and run seed (listed in its notes).
 
@@ -87,6 +88,12 @@ fn main() -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         let mut fork = db.fork_with(db.storage().try_clone().map_err(|e| e.to_string())?);
         fork.reopen().map_err(|e| e.to_string())?;
+        if let Some(r) = args.get(6) {
+            let mib: u64 = r
+                .parse()
+                .map_err(|_| format!("migration rate `{r}` is not a number"))?;
+            fork.storage_mut().set_migration_rate(mib << 20);
+        }
         fork.storage_mut().reset_read_stats();
         let t0 = fork.storage().traffic();
         let c0 = fork.storage().cache_stats().map(|c| c.0);
@@ -136,13 +143,14 @@ fn main() -> Result<(), String> {
         for (d, h) in rs.device_latency.iter().enumerate() {
             let sm = h.summary();
             println!(
-                "        dev{d} point reads {}: mean {:.2} ms p50 {:.2} p90 {:.2} p99 {:.2} p99.9 {:.2} ms",
+                "        dev{d} point reads {}: mean {:.2} ms p50 {:.2} p90 {:.2} p99 {:.2} p99.9 {:.2} p99.99 {:.2} ms",
                 sm.count,
                 sm.mean_ns / 1e6,
                 sm.p50_ns as f64 / 1e6,
                 sm.p90_ns as f64 / 1e6,
                 sm.p99_ns as f64 / 1e6,
-                sm.p999_ns as f64 / 1e6
+                sm.p999_ns as f64 / 1e6,
+                sm.p9999_ns as f64 / 1e6
             );
         }
         let by_level: Vec<String> = rs
@@ -153,9 +161,11 @@ fn main() -> Result<(), String> {
         println!("        point reads by level: {}", by_level.join(", "));
         let get = s.get_latency.unwrap_or_default();
         println!(
-            "        get latency mean {:.2} ms p99 {:.2} ms; migrations up {} down {}; HDD read {} MiB write {} MiB; compaction read {} MiB",
+            "        get latency mean {:.2} ms p99 {:.2} p99.9 {:.2} p99.99 {:.2} ms; migrations up {} down {}; HDD read {} MiB write {} MiB; compaction read {} MiB",
             get.mean_ns / 1e6,
             get.p99_ns as f64 / 1e6,
+            get.p999_ns as f64 / 1e6,
+            get.p9999_ns as f64 / 1e6,
             m1.to_ssd - m0.to_ssd,
             m1.to_hdd - m0.to_hdd,
             (t1[1].read_bytes - t0[1].read_bytes) >> 20,

@@ -71,8 +71,14 @@ pub enum MigrationPlan {
     Swap { up: FileNo, down: FileNo },
 }
 
-/// Priority order of §3.4: lower level first, then higher read rate. `true` when
-/// `a` has a higher priority than `b`.
+/// Read rates within this factor of each other rank the same (H2Zone
+/// `ZenFS::ComparePriority`: `rt1 > rt2 * 1.01 ? 1 : rt1 * 1.01 < rt2 ? -1 : 0`),
+/// so two SSTs of one level read about equally often are not swapped back and forth.
+pub const READ_RATE_TIE_FACTOR: f64 = 1.01;
+
+/// Priority order of §3.4: lower level first, then a higher read rate (by more
+/// than [`READ_RATE_TIE_FACTOR`]). `true` when `a` has a higher priority than `b`.
 pub fn higher_priority(a: &SstView, b: &SstView) -> bool {
-    a.level < b.level || (a.level == b.level && a.read_rate() > b.read_rate())
+    a.level < b.level
+        || (a.level == b.level && a.read_rate() > b.read_rate() * READ_RATE_TIE_FACTOR)
 }

@@ -606,6 +606,22 @@ mod tests {
     }
 
     #[test]
+    fn ssts_read_about_equally_often_are_not_swapped() {
+        // No empty SSD zone; an L3 SST on the HDD read 0.5 % more often than the
+        // coldest L3 SST on the SSD ranks the same (H2Zone's 1 % tie), so no swap;
+        // 2 % more often, a swap.
+        let mut p = WriteGuided::hhzs(true, false);
+        let mut v = view(vec![sst(1, 3, 0, 1000), sst(2, 3, 1, 1005)], 0, 0);
+        v.hdd_point_reads_per_s = 80.0;
+        assert_eq!(p.plan_migration(&v), None);
+        v.ssts[1].reads = 1020;
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Swap { up: 2, down: 1 })
+        );
+    }
+
+    #[test]
     fn b3_plus_m_only_lifts_levels_below_three() {
         let mut p = WriteGuided::basic_with_migration(3);
         let mut v = view(vec![sst(1, 3, 1, 900), sst(2, 2, 1, 10)], 0, 5);
