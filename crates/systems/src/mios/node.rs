@@ -112,6 +112,10 @@ pub struct NodeConfig {
     /// Requests MIOS keeps on the SSD at once; the rest wait in its queue
     /// (`ssd_dispatch`: 1, synchronous direct-IO writes, §4.3.1; `None`: no limit).
     pub ssd_dispatch_depth: Option<u32>,
+    /// Ablation, not the paper: MIOS_E's Algorithm 3 line 4 redirects only to an
+    /// idle HDD (issue #21's third pass). `false` (the paper): line 4 as written,
+    /// every write predicted F after the writes queued ahead of it.
+    pub line4_only_to_idle_hdd: bool,
 }
 
 impl NodeConfig {
@@ -132,6 +136,7 @@ impl NodeConfig {
             log_bytes,
             gc_threshold: 0.7,
             ssd_dispatch_depth: Some(PAPER_SSD_DISPATCH_DEPTH),
+            line4_only_to_idle_hdd: false,
         }
     }
 }
@@ -624,9 +629,13 @@ impl<'a> Node<'a> {
     /// queue behind other redirected writes as long as it is still predicted F or M
     /// after them. Line 4 (MIOS_E, l(t) ≤ L, predicted F): §4.3 "when the l(t) is
     /// lower than L, we only redirect user requests to leverage the F write state of
-    /// HDD" — the write must see L_f, so it goes to the HDD only when the HDD would
-    /// start it at once (no user write queued or being written); otherwise it stays
-    /// on the uncongested SSD rather than wait behind other redirected writes.
+    /// HDD" — as written: the write goes to the HDD queue when it is predicted F
+    /// after the writes already queued (so it never meets M or S), and it may wait
+    /// behind them (BCW "writes them serially", §4.2). Neither line bounds the HDD
+    /// queue otherwise: Algorithm 3 has no such condition, and §4.3's "monitors all
+    /// request queues" names none (issue #21, fourth pass).
+    /// `line4_only_to_idle_hdd` is the third pass's stricter line 4, kept as an
+    /// ablation.
     fn steer_to_hdd(&self, ssd_queue_len: usize, size: u64) -> bool {
         if !self.flag_hdd || self.gc_pending {
             return false;
@@ -642,7 +651,7 @@ impl<'a> Node<'a> {
                 (long && matches!(p, WriteState::F | WriteState::M))
                     || (self.cfg.policy == Policy::MiosE
                         && p == WriteState::F
-                        && self.hdd_starts_at_once())
+                        && (!self.cfg.line4_only_to_idle_hdd || self.hdd_starts_at_once()))
             }
             Policy::MiosFOnly => {
                 long && self.predict_after_queue(self.hdd_ahead_bytes(), size) == WriteState::F
