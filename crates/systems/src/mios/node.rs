@@ -222,6 +222,10 @@ pub struct NodeResult {
     pub hdd_user_write_latency_by_observed_state: [LatencySummary; 3],
     /// Predicted vs observed state of the user writes alone: [predicted][observed].
     pub hdd_user_write_confusion: [[u64; 3]; 3],
+    /// Latency of the user writes the SSD served (sent-back ones included) and of
+    /// those the HDD served: which device sets the node's tail (Fig. 11's p99.9).
+    pub ssd_served_write_latency: LatencySummary,
+    pub hdd_served_write_latency: LatencySummary,
     /// Time BCW spent (from one HDD completion to the next) with the predictor in
     /// the Fast stage, the Mid stage, the Slow phase (PS padding, `flagHDD` off) and
     /// in syncs: MIOS_E's line 4 can redirect only in the first.
@@ -340,6 +344,8 @@ struct Node<'a> {
     f_only_sync_wanted: bool,
     // Results.
     write_hist: LatencyHistogram,
+    ssd_served_hist: LatencyHistogram,
+    hdd_served_hist: LatencyHistogram,
     read_hist: LatencyHistogram,
     size_sum_ns: Vec<f64>,
     size_count: Vec<u64>,
@@ -406,6 +412,8 @@ impl<'a> Node<'a> {
             gc_pending: false,
             f_only_sync_wanted: false,
             write_hist: LatencyHistogram::new(),
+            ssd_served_hist: LatencyHistogram::new(),
+            hdd_served_hist: LatencyHistogram::new(),
             read_hist: LatencyHistogram::new(),
             size_sum_ns: vec![0.0; SIZE_GROUP_BOUNDS.len() + 1],
             size_count: vec![0; SIZE_GROUP_BOUNDS.len() + 1],
@@ -440,6 +448,8 @@ impl<'a> Node<'a> {
                 hdd_user_write_latency_by_state: Default::default(),
                 hdd_user_write_latency_by_observed_state: Default::default(),
                 hdd_user_write_confusion: [[0; 3]; 3],
+                ssd_served_write_latency: Default::default(),
+                hdd_served_write_latency: Default::default(),
                 hdd_user_write_wait: LatencySummary::default(),
                 bcw_stage_time_ns: [0; 4],
                 writes_sent_back: 0,
@@ -474,6 +484,8 @@ impl<'a> Node<'a> {
         let end = end.max(self.ssd_outstanding.iter().map(|r| r.0).max().unwrap_or(0));
         let mut r = self.r;
         r.write_latency = self.write_hist.summary();
+        r.ssd_served_write_latency = self.ssd_served_hist.summary();
+        r.hdd_served_write_latency = self.hdd_served_hist.summary();
         r.read_latency = self.read_hist.summary();
         r.write_latency_by_size_ns = self
             .size_sum_ns
@@ -602,6 +614,7 @@ impl<'a> Node<'a> {
         let q = self.reqs[i];
         let done = self.ssd_submit(now, q, true)?;
         self.record_write(q, done);
+        self.ssd_served_hist.record(done - q.arrival_ns);
         let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);
         for b in first..last {
             if let Some(Loc::Log(_)) = self.location.remove(&b) {
@@ -974,6 +987,7 @@ impl<'a> Node<'a> {
                 self.hdd_net_ns += busy;
                 let q = self.reqs[req];
                 self.record_write(q, now);
+                self.hdd_served_hist.record(now - q.arrival_ns);
                 self.hdd_state_hist[predicted.index()].record(now - q.arrival_ns);
                 self.hdd_observed_state_hist[observed.index()].record(now - q.arrival_ns);
                 self.hdd_wait_hist.record(start - q.arrival_ns);
