@@ -389,3 +389,15 @@ fn a_large_write_is_classified_by_its_size_and_latency() {
     );
     assert!(states[..14].iter().all(|&s| s == F), "{states:?}");
 }
+
+#[test]
+fn served_latencies_split_the_writes_by_device() {
+    // Every write is served by exactly one device (sent-back writes by the SSD);
+    // the node's worst write is the worse of the two devices' worst.
+    let r = run(Policy::MiosE, 1);
+    let (s, h) = (&r.ssd_served_write_latency, &r.hdd_served_write_latency);
+    assert!(s.count > 0 && h.count > 0, "{} / {}", s.count, h.count);
+    assert_eq!(s.count + h.count, r.writes);
+    assert_eq!(h.count, r.hdd_user_write_requests);
+    assert_eq!(r.write_latency.max_ns, s.max_ns.max(h.max_ns));
+}
