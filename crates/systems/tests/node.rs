@@ -401,3 +401,19 @@ fn served_latencies_split_the_writes_by_device() {
     assert_eq!(h.count, r.hdd_user_write_requests);
     assert_eq!(r.write_latency.max_ns, s.max_ns.max(h.max_ns));
 }
+
+#[test]
+fn line_4_redirects_only_writes_arriving_in_a_fast_stage() {
+    // With L never exceeded, MIOS_E redirects only on line 4 (predicted F), so
+    // at most the writes that arrive while BCW is in a Fast stage go to the HDD;
+    // the Baseline has no BCW and counts none.
+    let r = run(Policy::MiosE, u32::MAX);
+    assert!(r.hdd_user_write_requests > 0);
+    assert!(
+        r.hdd_user_write_requests <= r.writes_arriving_in_fast_stage,
+        "{} redirected, {} arrived in a Fast stage",
+        r.hdd_user_write_requests,
+        r.writes_arriving_in_fast_stage
+    );
+    assert_eq!(run(Policy::SsdOnly, 1).writes_arriving_in_fast_stage, 0);
+}

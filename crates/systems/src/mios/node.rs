@@ -236,6 +236,9 @@ pub struct NodeResult {
     /// Writes steered to the HDD that went back to the SSD because BCW suspended
     /// (a read) or the buffer filled earlier than predicted.
     pub writes_sent_back: u64,
+    /// User writes that arrived while BCW was in a Fast stage taking user writes
+    /// (flagHDD on, predictor in F): the most line 4 of Algorithm 3 can redirect.
+    pub writes_arriving_in_fast_stage: u64,
     /// Per SSD queue length at arrival (as `ssd_queue_length_counts`): the SSD
     /// writes that saw it and their summed latency (ns), for the threshold L
     /// (`ssd_threshold::threshold_from_run`).
@@ -453,6 +456,7 @@ impl<'a> Node<'a> {
                 hdd_user_write_wait: LatencySummary::default(),
                 bcw_stage_time_ns: [0; 4],
                 writes_sent_back: 0,
+                writes_arriving_in_fast_stage: 0,
                 ssd_writes_by_queue_length: Vec::new(),
                 ssd_write_latency_sum_by_queue_length_ns: Vec::new(),
                 duration_ns: 0,
@@ -561,6 +565,13 @@ impl<'a> Node<'a> {
             return Ok(());
         }
         self.r.writes += 1;
+        if self.cfg.policy.uses_bcw()
+            && self.flag_hdd
+            && !self.slow_phase
+            && self.predictor.state() == WriteState::F
+        {
+            self.r.writes_arriving_in_fast_stage += 1;
+        }
         if self.steer_to_hdd(l, q.size_bytes) {
             self.hdd_queue.push_back(i);
             self.hdd_queued_bytes += q.size_bytes;
