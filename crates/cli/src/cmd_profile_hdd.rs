@@ -105,7 +105,7 @@ fn summary(p: &HddProfile, model: &str) -> String {
         (
             "W_m",
             fmt_bytes(q.w_m_bytes),
-            "bytes of mid writes per mid stage (mean)",
+            "bytes written per mid stage (mean)",
         ),
         ("W_s", fmt_bytes(q.w_s_bytes), "bytes per slow stage (mean)"),
         ("T_f", table::fmt_ns(q.t_f_ns), "duration of the fast stage"),

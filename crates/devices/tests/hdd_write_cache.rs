@@ -284,39 +284,95 @@ fn with_a_host_turnaround_the_fast_stage_lasts_the_papers_60_ms() {
     assert!(within(t_m, 37e6, 0.15), "T_m {t_m}");
 }
 
-/// 16 KiB writes (§3.1: ~66 µs / 135 µs / 12 ms, ~1,200 fast writes). The
-/// buffer holds 1,024 of them (tolerance 1,000–1,200); fast writes take 66 µs.
-/// Mid writes are drain-bound, 16 KiB at the media rate: ~74 µs, a miss against
-/// the paper's 135 µs (reported, not asserted against the paper).
+/// Small writes (§1: 4 KB F/M 35/55 µs, "mid latency ... for about 40 ms";
+/// §3.1: 16 KB F/M 66/135 µs, ~1,200 fast writes): a QD1 stream of them is
+/// slower than the platter, so it never waits for room; its Mid state is the
+/// host side slowed while a flush batch is on the media (`cache.host_share_while_flushing`,
+/// 0.68, calibrated on the 4 KB point only). Each S-to-S cycle is the batch's
+/// flush at M latency, then F-latency writes until the buffer is full again,
+/// W_m = 8 MiB in all. 16 KiB is a check, not a fit: 97 µs against the paper's
+/// 135 µs (the paper's own F/M ratios are 0.64 at 4 KB and 64 KB, 0.49 at
+/// 16 KB: no single share fits all three; docs/devices.md).
 #[test]
-fn wd100efax_16k_writes_fill_the_same_buffer_with_more_fast_writes() {
-    let mut d = dev("wd100efax");
-    let ws = run_after_sync(d.as_mut(), 16 * KIB, 3000, 0);
-    let s = staircase(&ws);
-    eprintln!(
-        "wd100efax 16 KiB: {} fast, L_f {:.1} us, T_f {:.1} ms, L_s {:.2} ms, L_m {:.1} us, M per cycle {:?}",
-        s.fast,
-        us(s.l_f_ns),
-        ms(s.t_f_ns as f64),
-        ms(s.l_s_ns),
-        us(s.l_m_ns),
-        s.m_counts
+fn small_writes_have_a_mid_state_while_a_batch_flushes() {
+    for (size, paper_f_us, paper_m_us, model_m_us, fast_writes) in [
+        (4 * KIB, 35.0, 55.0, 55.1, 4096..=4096),
+        (16 * KIB, 66.0, 135.0, 97.1, 1_000..=1_200),
+    ] {
+        let mut d = dev("wd100efax");
+        let count = (48 * MIB / size) as usize;
+        let ws = run_after_sync(d.as_mut(), size, count, 0);
+        let slow: Vec<usize> = (0..ws.len())
+            .filter(|&i| ws[i].latency_ns >= SLOW_NS)
+            .collect();
+        assert!(slow.len() >= 3, "{size}: {} slow writes", slow.len());
+        assert!(fast_writes.contains(&slow[0]), "{size}: {} fast", slow[0]);
+        let l_f = mean(ws[..slow[0]].iter().map(|w| w.latency_ns));
+        assert!(within(l_f, paper_f_us * 1e3, 0.10), "{size}: L_f {l_f}");
+        let mid_min = 1.2 * l_f;
+        for pair in slow.windows(2) {
+            let cycle = &ws[pair[0] + 1..pair[1]];
+            // M writes first, then F writes; never interleaved.
+            let n_m = cycle
+                .iter()
+                .position(|w| (w.latency_ns as f64) < mid_min)
+                .expect("the cycle ends with F-latency writes");
+            assert!(n_m > 0, "{size}: a slow write is followed by mid writes");
+            assert!(
+                cycle[n_m..].iter().all(|w| (w.latency_ns as f64) < mid_min),
+                "{size}: F and M interleave"
+            );
+            let l_m = mean(cycle[..n_m].iter().map(|w| w.latency_ns));
+            eprintln!(
+                "wd100efax {size} B: L_f {:.1} us, L_m {:.1} us (paper {paper_m_us}), M for {:.1} ms, {} F after",
+                us(l_f),
+                us(l_m),
+                ms((cycle[n_m - 1].done_ns() - cycle[0].submit_ns) as f64),
+                cycle.len() - n_m
+            );
+            // Median-like: head switches make a few M writes slower.
+            assert!(within(l_m, model_m_us * 1e3, 0.08), "{size}: L_m {l_m}");
+            // The M part lasts the batch's flush: 8 MiB at 115–235 MB/s plus setup.
+            let t_m = cycle[n_m - 1].done_ns() - cycle[0].submit_ns;
+            assert!((30 * MS..=45 * MS).contains(&t_m), "{size}: T_m {t_m}");
+            // The next S comes after W_m = one batch of host bytes (the S write
+            // included).
+            assert_eq!((cycle.len() as u64 + 1) * size, 8 * MIB, "{size}");
+        }
+        // Only the 4 KB point was fitted.
+        if size == 4 * KIB {
+            let all_m: Vec<u64> = slow
+                .windows(2)
+                .flat_map(|p| ws[p[0] + 1..p[1]].iter())
+                .filter(|w| (w.latency_ns as f64) >= mid_min)
+                .map(|w| w.latency_ns)
+                .collect();
+            let m = mean(all_m.iter().copied());
+            assert!(within(m, paper_m_us * 1e3, 0.05), "4 KiB L_m {m}");
+        }
+    }
+}
+
+/// Ablation: without the slowed host side (`host_share_while_flushing = 1.0`)
+/// 4 KiB writes show one buffered latency level, F and S only (the model before
+/// the Mid state of small writes).
+#[test]
+fn without_the_slowed_host_side_small_writes_have_no_mid_state() {
+    let mut d = dev_with("wd100efax", "host_share_while_flushing", "1.0").unwrap();
+    let ws = run_after_sync(d.as_mut(), 4 * KIB, (32 * MIB / (4 * KIB)) as usize, 0);
+    let buffered: Vec<u64> = ws
+        .iter()
+        .map(|w| w.latency_ns)
+        .filter(|&l| l < SLOW_NS)
+        .collect();
+    let (lo, hi) = (
+        *buffered.iter().min().unwrap(),
+        *buffered.iter().max().unwrap(),
     );
-    assert!((1_000..=1_200).contains(&s.fast), "{}", s.fast);
-    assert!(within(s.l_f_ns, 66e3, 0.15), "L_f {}", s.l_f_ns);
-    assert!(s.m_counts.iter().all(|&m| m == 511), "{:?}", s.m_counts);
-    // Drain-bound: 16 KiB at the platter's rate (between the sustained and the
-    // in-track rate), plus track switches.
-    assert!(
-        s.l_m_ns > 16.0 * KIB as f64 / 235.2e6 * 1e9 && s.l_m_ns < 16.0 * KIB as f64 / 200e6 * 1e9,
-        "L_m {}",
-        s.l_m_ns
-    );
-    assert!(
-        s.l_s_ns >= REV_7200_NS as f64 && s.l_s_ns <= REV_7200_NS as f64 + 2.5e6,
-        "L_s {}",
-        s.l_s_ns
-    );
+    assert!(ws.iter().any(|w| w.latency_ns >= SLOW_NS));
+    // Every buffered write within a few µs of F (head switches aside, which a
+    // 4 KiB write never waits for here).
+    assert!(hi < lo + 2 * US, "{lo}..{hi}");
 }
 
 #[test]

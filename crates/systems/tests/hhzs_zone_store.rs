@@ -4,7 +4,9 @@
 use proptest::prelude::*;
 use zonelab_devices::open_device;
 use zonelab_engine::time::MIB;
-use zonelab_systems::hhzs::{BasicPlacement, PlacementPolicy, StoreDeviceSpec, ZoneFileStore};
+use zonelab_systems::hhzs::{
+    AutoPlacement, BasicPlacement, PlacementPolicy, StoreDeviceSpec, ZoneFileStore,
+};
 use zonelab_systems::lsm::{FileKind, LsmStorage};
 
 fn store(ssd_zones: u32, policy: Box<dyn PlacementPolicy>) -> ZoneFileStore {
@@ -402,4 +404,38 @@ fn the_wal_cap_is_the_pools_size() {
     let zone = s.view(0).devices[0].zone_capacity_bytes;
     assert_eq!(zone, 1077 * MIB);
     assert_eq!(s.wal_limit_for_pool_bytes(), Some(2 * zone));
+}
+
+#[test]
+fn auto_counts_ssd_reads_in_the_ssd_throughput_it_tunes_by() {
+    // AUTO (§4.1) lowers its maximum level when the SSD's throughput exceeds 65 %
+    // of its sequential write throughput; H2Zone counts reads and writes in it
+    // (`ZenStat::AddStatBytes` → `ssd_rwtotal` → `ExtractThpt`). A second of
+    // 1 MiB reads from an SSD SST with no writes must lower the level.
+    let mut s = store(20, Box::new(AutoPlacement::default()));
+    let mut now = 0;
+    write_file(&mut s, &mut now, 1, FileKind::Sst { level: 1 }, 64 * MIB);
+    assert_eq!(s.device_of(1), Some(0));
+    // Idle seconds: the throughput is low, the level rises to its cap of 4.
+    for _ in 0..5 {
+        now += 1_000_000_000;
+        s.read(now, 1, 0, 4096).unwrap();
+    }
+    assert_eq!(s.describe_policy(now), "max_level=4");
+    // Two seconds of back-to-back 1 MiB reads: above 65 % of 1,002.8 MiB/s.
+    let until = now + 2_000_000_000;
+    let mut off = 0;
+    while now < until {
+        now = s.read(now, 1, off, MIB).unwrap();
+        off = (off + MIB) % (64 * MIB);
+    }
+    now += 1;
+    s.read(now, 1, 0, 4096).unwrap();
+    let level: i32 = s.describe_policy(now)["max_level=".len()..]
+        .parse()
+        .unwrap();
+    assert!(
+        level < 4,
+        "reads count in AUTO's SSD throughput (level {level})"
+    );
 }

@@ -271,15 +271,10 @@ fn a_trim_deletes_redirected_data_so_a_later_read_goes_to_the_ssd() {
     assert_eq!(r.writes, 20, "a trim is not a write");
 }
 
-#[test]
-fn under_a_burst_mios_e_never_queues_a_low_queue_write_behind_other_redirected_writes() {
-    // A burst of 64 KiB writes every 20 us (the HDD needs L_f = 180 us for one) on
-    // an SSD whose queue never counts as long (L = u32::MAX): every redirection is
-    // Algorithm 3's line 4 (MIOS_E, predicted F), which §4.3 allows only "to
-    // leverage the F write state". So no redirected write may wait for the HDD
-    // behind another one: each starts on arrival and takes about L_f, and the
-    // writes arriving while the HDD is busy stay on the SSD. (Before issue #21's
-    // third pass they queued up to W_f deep, waiting milliseconds.)
+/// A burst of 64 KiB writes every 20 us (the HDD needs L_f = 180 us for one) on
+/// an SSD whose queue never counts as long (L = u32::MAX): every redirection is
+/// Algorithm 3's line 4 (MIOS_E, predicted F).
+fn burst_of_64k_writes() -> Vec<UserRequest> {
     let mut reqs = sparse_writes(1, 0);
     let burst_start_ns = 20_000_000;
     for i in 0..400u64 {
@@ -290,7 +285,48 @@ fn under_a_burst_mios_e_never_queues_a_low_queue_write_behind_other_redirected_w
             size_bytes: 64 * KIB,
         });
     }
+    reqs
+}
+
+#[test]
+fn under_a_burst_mios_e_line_4_queues_only_writes_still_predicted_f() {
+    // Line 4 as written: a write goes to the HDD queue while it is predicted F
+    // after the writes ahead of it, so the burst fills the rest of the Fast stage
+    // (W_f = 16 MiB: 256 writes) and then stays on the SSD. The queued writes
+    // wait (BCW writes serially, §4.2) but none meets M or S. Fails on the third
+    // pass's steering (only to an idle HDD: 20-60 of 401 on the HDD, no wait).
+    let reqs = burst_of_64k_writes();
     let (r, p) = run_on_fresh(Policy::MiosE, &reqs);
+    let on_hdd = r.hdd_user_write_requests;
+    assert!(
+        (200..=256).contains(&on_hdd),
+        "{on_hdd} of 401 writes on the HDD"
+    );
+    assert_eq!(r.ssd_write_requests + on_hdd, 401);
+    let all = &r.hdd_user_write_latency_by_state;
+    assert_eq!(all[0].count, on_hdd, "every HDD write was predicted F");
+    assert!(
+        r.hdd_user_write_wait.max_ns > 10 * p.l_f_ns,
+        "redirected writes queued: {:?}",
+        r.hdd_user_write_wait
+    );
+    let c = &r.hdd_user_write_confusion;
+    assert_eq!(c[0][2], 0, "a write predicted F met S: {c:?}");
+}
+
+#[test]
+fn under_a_burst_the_idle_hdd_ablation_never_queues_a_line_4_write() {
+    // The ablation `line4_only_to_idle_hdd` (issue #21's third pass): no
+    // redirected write waits for the HDD behind another one: each starts on
+    // arrival and takes about L_f; writes arriving while the HDD is busy stay on
+    // the SSD.
+    let reqs = burst_of_64k_writes();
+    let p = params();
+    let mut ssd = open_device("ssd-960evo").unwrap();
+    let mut hdd = open_device("wd100efax").unwrap();
+    let mut cfg = NodeConfig::paper(Policy::MiosE, u32::MAX, p, 64 * GIB);
+    cfg.line4_only_to_idle_hdd = true;
+    let r = run_node(ssd.as_mut(), hdd.as_mut(), &reqs, &cfg).unwrap();
     let on_hdd = r.hdd_user_write_requests;
     // (The histogram records a zero wait as 1 ns, its floor.)
     assert!(
@@ -352,4 +388,32 @@ fn a_large_write_is_classified_by_its_size_and_latency() {
         "the buffer (16 MiB) fills after ~16 writes: {states:?}"
     );
     assert!(states[..14].iter().all(|&s| s == F), "{states:?}");
+}
+
+#[test]
+fn served_latencies_split_the_writes_by_device() {
+    // Every write is served by exactly one device (sent-back writes by the SSD);
+    // the node's worst write is the worse of the two devices' worst.
+    let r = run(Policy::MiosE, 1);
+    let (s, h) = (&r.ssd_served_write_latency, &r.hdd_served_write_latency);
+    assert!(s.count > 0 && h.count > 0, "{} / {}", s.count, h.count);
+    assert_eq!(s.count + h.count, r.writes);
+    assert_eq!(h.count, r.hdd_user_write_requests);
+    assert_eq!(r.write_latency.max_ns, s.max_ns.max(h.max_ns));
+}
+
+#[test]
+fn line_4_redirects_only_writes_arriving_in_a_fast_stage() {
+    // With L never exceeded, MIOS_E redirects only on line 4 (predicted F), so
+    // at most the writes that arrive while BCW is in a Fast stage go to the HDD;
+    // the Baseline has no BCW and counts none.
+    let r = run(Policy::MiosE, u32::MAX);
+    assert!(r.hdd_user_write_requests > 0);
+    assert!(
+        r.hdd_user_write_requests <= r.writes_arriving_in_fast_stage,
+        "{} redirected, {} arrived in a Fast stage",
+        r.hdd_user_write_requests,
+        r.writes_arriving_in_fast_stage
+    );
+    assert_eq!(run(Policy::SsdOnly, 1).writes_arriving_in_fast_stage, 0);
 }

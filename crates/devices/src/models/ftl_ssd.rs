@@ -29,8 +29,9 @@
 //! - **Foreground GC** (`ftl/gc.rs`), greedy and incremental: once free
 //!   superblocks are ≤ `ftl.trigger_free_superblocks`, the host write that starts a
 //!   program unit runs one GC step, which reclaims `reclaim_ratio ×` a program
-//!   unit (net), and that write completes only when the step's reads, programs
-//!   and erases are done: GC is paid for in the write path, a few milliseconds on
+//!   unit (net), and that write completes only when the step's reads and copy
+//!   programs are done (not the victim's erases, which hold only their dies):
+//!   GC is paid for in the write path, a few milliseconds on
 //!   one write in a program unit's worth, which is the tail latency of an aged
 //!   device. GC runs until `reclaim_free_superblocks` more superblocks are free.
 //!   The last free superblock is the GC stream's reserve: when the host stream
@@ -728,6 +729,7 @@ impl FtlSsd {
                     stream,
                 ) {
                     gc_done = gc_done.max(o.done_ns);
+                    self.busy_until_ns = self.busy_until_ns.max(o.erase_done_ns);
                     self.account_gc(&o, group, admitted);
                 }
             }

@@ -37,6 +37,28 @@
 //!   the next S: F…F S M…M S M…M, with `flush_batch_mib` (W_m) per S+M cycle.
 //!   Mid writes need a host that writes faster than the platter drains (at QD1
 //!   on the WD 10 TB: 16 KiB writes and up); slower streams see F…F S F…F S.
+//! - **Host side slowed while the media writes** (the Mid state of small
+//!   writes). A drive's buffer memory and controller serve two ports: the host
+//!   interface and the disk formatter that streams a flush batch to the
+//!   platters. While a batch is on the media the formatter must be fed on time
+//!   (a late sector costs a revolution), so the buffer manager gives it its
+//!   time slices first and the host side gets the rest (time-sliced buffer
+//!   arbitration among host interface, disk formatter and microprocessor, as in
+//!   US patent 6,530,000, "Methods and systems for arbitrating access to a disk
+//!   controller buffer memory by allocating various amounts of times to
+//!   different accessing units"). So while a batch is under way (from its start
+//!   to its last media write) a host command's overhead and its transfer into
+//!   the buffer take `1 / host_share_while_flushing` as long. That is why small
+//!   writes have a Mid state although a QD1 stream of them is slower than the
+//!   platter and never waits for room (BCW §1: 4 KB F/M 35/55 µs; §3.1: 16 KB
+//!   66/135 µs), and why a Mid stage lasts as long as a batch's flush (§1: 4 KB
+//!   mid writes "for about 40 ms", 8 MB at ~210 MB/s): when the batch is done
+//!   the buffer has room again, so a stream slower than the platter continues
+//!   at F latency until the buffer is full and the next batch gives the next S
+//!   (S M…M F…F S, W_m bytes per cycle as before). A stream faster than the
+//!   platter (64 KiB at QD1) is throttled by the room the batch frees, as
+//!   described above, and the slowed host side does not show.
+//!   `1.0` (the default) turns the slow-down off.
 //! - **Idle drain.** When no write has completed for `idle_flush_ms`, the drive
 //!   flushes everything in the background, batch after batch; a new write stops
 //!   the drain after the batch in progress (§3.1: "after an idle period, the HDD
@@ -74,6 +96,14 @@ pub struct CacheSection {
     pub interface_mb_s: f64,
     /// Time without writes after which the buffer drains in the background (ms).
     pub idle_flush_ms: f64,
+    /// Share of the host side's speed (command overhead and interface transfer)
+    /// left while a flush batch is on the media (module docs); 1.0 when absent.
+    #[serde(default = "full_host_share")]
+    pub host_share_while_flushing: f64,
+}
+
+fn full_host_share() -> f64 {
+    1.0
 }
 
 /// Validated cache parameters in base units.
@@ -84,6 +114,8 @@ pub struct WriteCacheParams {
     pub setup_ns: Ns,
     pub interface_bytes_per_s: u64,
     pub idle_flush_ns: Ns,
+    /// [`CacheSection::host_share_while_flushing`] in parts per million.
+    pub host_share_ppm: u32,
 }
 
 impl CacheSection {
@@ -101,6 +133,10 @@ impl CacheSection {
             ("cache.flush_setup_ms", self.flush_setup_ms),
             ("cache.interface_mb_s", self.interface_mb_s),
             ("cache.idle_flush_ms", self.idle_flush_ms),
+            (
+                "cache.host_share_while_flushing",
+                self.host_share_while_flushing,
+            ),
         ] {
             // NaN passes every comparison; reject it by name first.
             v.check(field, value, value.is_finite(), "a finite number")?;
@@ -118,6 +154,13 @@ impl CacheSection {
         // Up to a 24 Gb/s SAS link.
         v.range("cache.interface_mb_s", self.interface_mb_s, 1.0, 2_400.0)?;
         v.range("cache.idle_flush_ms", self.idle_flush_ms, 0.0, 600_000.0)?;
+        // Above 0 (the host side must move at all); 1.0: no slow-down.
+        v.range(
+            "cache.host_share_while_flushing",
+            self.host_share_while_flushing,
+            0.01,
+            1.0,
+        )?;
         if !self.enabled {
             return Ok(None);
         }
@@ -129,6 +172,7 @@ impl CacheSection {
             setup_ns: ms_to_ns(self.flush_setup_ms),
             interface_bytes_per_s: (self.interface_mb_s * 1e6).round() as u64,
             idle_flush_ns: ms_to_ns(self.idle_flush_ms),
+            host_share_ppm: (self.host_share_while_flushing * 1e6).round() as u32,
         }))
     }
 }
@@ -207,6 +251,9 @@ pub struct HddWriteCache {
     flushing_bytes: u64,
     /// When the last scheduled batch is on the platter.
     flush_busy_until_ns: Ns,
+    /// Start of the run of back-to-back batches that ends at
+    /// `flush_busy_until_ns`: the media is busy flushing in between.
+    flush_busy_from_ns: Ns,
     /// The interface is busy moving write data until then.
     interface_free_ns: Ns,
     last_write_done_ns: Ns,
@@ -224,6 +271,8 @@ impl HddWriteCache {
             p.buffer_bytes >= SEGMENT_BYTES
                 && p.batch_bytes >= SEGMENT_BYTES
                 && p.interface_bytes_per_s > 0
+                && p.host_share_ppm > 0
+                && p.host_share_ppm <= 1_000_000
         );
         Self {
             p,
@@ -233,6 +282,7 @@ impl HddWriteCache {
             flushing: VecDeque::new(),
             flushing_bytes: 0,
             flush_busy_until_ns: 0,
+            flush_busy_from_ns: 0,
             interface_free_ns: 0,
             last_write_done_ns: 0,
             draining: false,
@@ -276,7 +326,8 @@ impl HddWriteCache {
         // Host activity ends an idle drain (the batch under way completes).
         self.draining = false;
         let seg_blocks = (SEGMENT_BYTES / self.block_bytes) as u32;
-        let mut cursor = (now_ns + core.command_ns).max(self.interface_free_ns);
+        let mut cursor =
+            (now_ns + self.host_side_ns(core.command_ns, now_ns)).max(self.interface_free_ns);
         let mut kind = WriteKind::Fast;
         let mut done_blocks = 0;
         while done_blocks < blocks {
@@ -290,7 +341,7 @@ impl HddWriteCache {
                     WriteKind::Throttled
                 });
             }
-            cursor = room_ns + transfer_ns(bytes, self.p.interface_bytes_per_s);
+            cursor = room_ns + self.host_transfer_ns(bytes, room_ns);
             self.dirty.push_back(Dirty {
                 lba: lba + done_blocks as u64,
                 blocks: n,
@@ -346,7 +397,31 @@ impl HddWriteCache {
         let bytes = blocks as u64 * self.block_bytes;
         self.counters.read_hits += 1;
         self.counters.read_hit_bytes += bytes;
-        Some(now_ns + core.command_ns + transfer_ns(bytes, self.p.interface_bytes_per_s))
+        Some(
+            now_ns
+                + self.host_side_ns(core.command_ns, now_ns)
+                + self.host_transfer_ns(bytes, now_ns),
+        )
+    }
+
+    /// Whether a flush batch is on the media at `t_ns` (from its start, setup
+    /// included, to its last media write).
+    fn media_busy_at(&self, t_ns: Ns) -> bool {
+        self.flush_busy_from_ns <= t_ns && t_ns < self.flush_busy_until_ns
+    }
+
+    /// Host-side work of `ns` at full speed, starting at `t_ns`: longer while
+    /// the media is flushing (module docs, "Host side slowed").
+    fn host_side_ns(&self, ns: Ns, t_ns: Ns) -> Ns {
+        if self.p.host_share_ppm >= 1_000_000 || !self.media_busy_at(t_ns) {
+            return ns;
+        }
+        ((ns as u128 * 1_000_000).div_ceil(self.p.host_share_ppm as u128)) as Ns
+    }
+
+    /// Interface transfer of `bytes` into (or out of) the buffer starting at `t_ns`.
+    fn host_transfer_ns(&self, bytes: u64, t_ns: Ns) -> Ns {
+        self.host_side_ns(transfer_ns(bytes, self.p.interface_bytes_per_s), t_ns)
     }
 
     /// Brings the cache up to `now_ns`: forgets data that reached the platters
@@ -445,6 +520,10 @@ impl HddWriteCache {
         self.dirty_bytes -= bytes;
         // Stable: overlapping rewrites keep their order.
         batch.sort_by_key(|d| d.lba);
+        if start_ns > self.flush_busy_until_ns {
+            // The media was idle in between: a new busy run starts.
+            self.flush_busy_from_ns = start_ns;
+        }
         let ready = start_ns + self.p.setup_ns;
         let rotation = core.mech.geometry().rotation_ns();
         let bb = self.block_bytes;

@@ -1,7 +1,8 @@
 //! SpanDB's automated placement (AUTO), as HHZS re-implemented it for hybrid zoned
 //! storage (§4.1; H2Zone `fzbd_zenfs.cc: CheckSpanDBMaxLevel`): SSTs of levels up to
-//! a maximum level go to the SSD; once a second the level goes down when the SSD
-//! writes above 65 % of its sequential write throughput and up below 40 % (kept in
+//! a maximum level go to the SSD; once a second the level goes down when the SSD's
+//! throughput — bytes read and written, as H2Zone's `ExtractThpt` measures it — is
+//! above 65 % of its sequential write throughput and up below 40 % (kept in
 //! −1..=4); with less than 13.33 % of the SSD's SST space free the level is capped
 //! at 1, below 8 % no SST goes to the SSD. The WAL stays on the SSD's WAL zones.
 
@@ -46,13 +47,17 @@ impl PlacementPolicy for AutoPlacement {
         }
     }
 
+    fn describe(&self, _view: &StoreView) -> String {
+        format!("max_level={}", self.max_level)
+    }
+
     fn remount(&mut self) {
         // H2Zone's `level_m_` starts at 1 when the file system is mounted.
         self.max_level = 1;
     }
 
     fn tick(&mut self, view: &StoreView) {
-        let thpt = view.ssd_write_bytes_per_s;
+        let thpt = view.ssd_io_bytes_per_s;
         if thpt > self.ssd_write_bound_bytes_per_s * 0.65 {
             self.max_level = (self.max_level - 1).max(-1);
         }
@@ -89,12 +94,12 @@ mod tests {
             ],
             ..Default::default()
         };
-        v.ssd_write_bytes_per_s = 0.1 * a.ssd_write_bound_bytes_per_s;
+        v.ssd_io_bytes_per_s = 0.1 * a.ssd_write_bound_bytes_per_s;
         a.tick(&v);
         assert_eq!(a.max_level, 2);
         assert_eq!(a.devices_for(FileKind::Sst { level: 2 }, &v), vec![0, 1]);
         assert_eq!(a.devices_for(FileKind::Sst { level: 3 }, &v), vec![1]);
-        v.ssd_write_bytes_per_s = 0.9 * a.ssd_write_bound_bytes_per_s;
+        v.ssd_io_bytes_per_s = 0.9 * a.ssd_write_bound_bytes_per_s;
         a.tick(&v);
         assert_eq!(a.max_level, 1);
         v.devices[0].free_zones = 1; // 5.6 % free: nothing to the SSD

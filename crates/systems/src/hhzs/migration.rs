@@ -69,11 +69,11 @@ impl ZoneFileStore {
             let mut view = self.view(now);
             let (t0, hdd0, ssd0) = self.tick_baseline;
             let hdd = self.traffic.get(1).map_or(0, |t| t.point_reads);
-            let ssd = self.traffic[0].written_bytes;
+            let ssd = self.ssd_io_bytes();
             let secs = (now.saturating_sub(t0)) as f64 / 1e9;
             if secs > 0.0 {
                 view.hdd_point_reads_per_s = (hdd - hdd0) as f64 / secs;
-                view.ssd_write_bytes_per_s = (ssd - ssd0) as f64 / secs;
+                view.ssd_io_bytes_per_s = (ssd - ssd0) as f64 / secs;
             }
             self.tick_baseline = (now, hdd, ssd);
             self.policy.tick(&view);

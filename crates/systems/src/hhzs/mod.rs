@@ -18,6 +18,7 @@ pub mod journal;
 pub mod journal_codec;
 pub mod migration;
 pub mod placement;
+pub mod read_stats;
 pub mod recovery;
 pub mod scheme;
 pub mod ssd_cache;

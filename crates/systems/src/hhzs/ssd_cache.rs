@@ -329,6 +329,7 @@ impl ZoneFileStore {
             }
         }
         cache.stats.hits += 1;
+        self.read_stats.cache_latency.record(done - now);
         *self.file_reads.entry(file).or_insert(0) += 1;
         if let Some(o) = out {
             *o = bytes_out;

@@ -55,8 +55,11 @@ pub struct StoreView {
     pub wal_zones: u32,
     /// Point reads per second the HDD (device 1) served since the last look.
     pub hdd_point_reads_per_s: f64,
-    /// Bytes per second written to the SSD (device 0) since the last look.
-    pub ssd_write_bytes_per_s: f64,
+    /// Bytes per second read from and written to the SSD (device 0) since the
+    /// last look — the "SSD throughput" AUTO tunes by (H2Zone
+    /// `ZenStat::AddStatBytes` adds every read and write to `ssd_rwtotal`, which
+    /// `ExtractThpt` turns into `ssd_thpt` for `CheckSpanDBMaxLevel`).
+    pub ssd_io_bytes_per_s: f64,
 }
 
 /// A migration a policy asks for.
@@ -68,8 +71,14 @@ pub enum MigrationPlan {
     Swap { up: FileNo, down: FileNo },
 }
 
-/// Priority order of §3.4: lower level first, then higher read rate. `true` when
-/// `a` has a higher priority than `b`.
+/// Read rates within this factor of each other rank the same (H2Zone
+/// `ZenFS::ComparePriority`: `rt1 > rt2 * 1.01 ? 1 : rt1 * 1.01 < rt2 ? -1 : 0`),
+/// so two SSTs of one level read about equally often are not swapped back and forth.
+pub const READ_RATE_TIE_FACTOR: f64 = 1.01;
+
+/// Priority order of §3.4: lower level first, then a higher read rate (by more
+/// than [`READ_RATE_TIE_FACTOR`]). `true` when `a` has a higher priority than `b`.
 pub fn higher_priority(a: &SstView, b: &SstView) -> bool {
-    a.level < b.level || (a.level == b.level && a.read_rate() > b.read_rate())
+    a.level < b.level
+        || (a.level == b.level && a.read_rate() > b.read_rate() * READ_RATE_TIE_FACTOR)
 }

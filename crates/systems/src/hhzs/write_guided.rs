@@ -19,6 +19,8 @@
 //! IOPS, moves the highest-priority HDD SST to the SSD if the empty SSD zones exceed
 //! the demand of the levels below t, else swaps it with the lowest-priority SSD SST.
 //! SSTs selected by a running compaction (or still being written) never move.
+//! While the HDD is read-bound, popularity migration is tried first and capacity
+//! migration only when it has nothing to move (H2Zone `MigrationDaemonRun`).
 
 use super::placement::PlacementPolicy;
 use super::view::{higher_priority, MigrationPlan, SstView, StoreView};
@@ -59,6 +61,10 @@ pub struct WriteGuided {
     pub no_capacity_migration: bool,
     /// Ablation: no popularity migration.
     pub no_popularity_migration: bool,
+    /// Ablation (docs/hhzs.md, "The read side"): capacity migration before
+    /// popularity migration, as this model did before; H2Zone tries popularity
+    /// migration first.
+    pub capacity_first: bool,
 }
 
 /// The tiering level and the SSD zones L_t may use.
@@ -161,6 +167,34 @@ impl WriteGuided {
             ssd_zones_above_t: on_ssd[t as usize + 1..].iter().sum(),
             demand_below,
         }
+    }
+
+    /// Popularity migration (§3.4): the highest-priority HDD SST moves to the SSD
+    /// when the empty SSD zones exceed the demand of the levels below t, else it is
+    /// swapped with the lowest-priority SSD SST if it ranks higher.
+    fn popularity_plan(
+        &self,
+        view: &StoreView,
+        highest_on_hdd: Option<&SstView>,
+        lowest_on_ssd: Option<&SstView>,
+    ) -> Option<MigrationPlan> {
+        let up = highest_on_hdd?;
+        let free = view.devices[0].free_zones as i64;
+        let demand_below = match self.basic_h {
+            Some(_) => 0,
+            None => self.tiering(view).demand_below,
+        };
+        if free > demand_below {
+            return Some(MigrationPlan::Move {
+                file: up.file,
+                to: 0,
+            });
+        }
+        let down = lowest_on_ssd?;
+        higher_priority(up, down).then_some(MigrationPlan::Swap {
+            up: up.file,
+            down: down.file,
+        })
     }
 
     fn movable(s: &SstView) -> bool {
@@ -276,6 +310,18 @@ impl PlacementPolicy for WriteGuided {
                 Some(h) if !higher_priority(s, h) => Some(h),
                 _ => Some(s),
             });
+        // Popularity migration first while the HDD is read-bound; capacity
+        // migration only when popularity migration has nothing to do (H2Zone
+        // `ZenFS::MigrationDaemonRun`: `flag = MaybePopularityCalibration(); if
+        // (!flag) flag = MaybeCapacityCalibration();`).
+        if !self.no_popularity_migration
+            && view.hdd_point_reads_per_s > HDD_MAX_RANDOM_READ_IOPS / 2.0
+            && !self.capacity_first
+        {
+            if let Some(plan) = self.popularity_plan(view, highest_on_hdd, lowest_on_ssd) {
+                return Some(plan);
+            }
+        }
         // Capacity migration.
         if self.basic_h.is_none() && !self.no_capacity_migration {
             let t = self.tiering(view);
@@ -292,30 +338,11 @@ impl PlacementPolicy for WriteGuided {
                 }
             }
         }
-        // Popularity migration.
         if !self.no_popularity_migration
             && view.hdd_point_reads_per_s > HDD_MAX_RANDOM_READ_IOPS / 2.0
+            && self.capacity_first
         {
-            let up = highest_on_hdd?;
-            let free = view.devices[0].free_zones as i64;
-            let demand_below = match self.basic_h {
-                Some(_) => 0,
-                None => self.tiering(view).demand_below,
-            };
-            if free > demand_below {
-                return Some(MigrationPlan::Move {
-                    file: up.file,
-                    to: 0,
-                });
-            }
-            if let Some(down) = lowest_on_ssd {
-                if higher_priority(up, down) {
-                    return Some(MigrationPlan::Swap {
-                        up: up.file,
-                        down: down.file,
-                    });
-                }
-            }
+            return self.popularity_plan(view, highest_on_hdd, lowest_on_ssd);
         }
         None
     }
@@ -533,6 +560,64 @@ mod tests {
         assert_eq!(
             p.plan_migration(&v),
             Some(MigrationPlan::Swap { up: 2, down: 5 })
+        );
+    }
+
+    #[test]
+    fn popularity_migration_goes_before_capacity_migration_while_reads_bind() {
+        // t = 1 (L0 10 + 2 WAL zones, L1 6): the L2 SST on the SSD is above t, so
+        // capacity migration wants it down; 3 empty SSD zones exceed the demand of
+        // the levels below t (D_0 = 2 WAL zones).
+        let mut p = WriteGuided::hhzs(true, false);
+        let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
+        ssts.extend((10..16).map(|i| sst(i, 1, 0, 5)));
+        ssts.push(sst(50, 2, 0, 1));
+        ssts.push(sst(60, 2, 1, 900));
+        let mut v = view(ssts, 2, 3);
+        assert_eq!(p.tiering(&v).level, 1);
+        // Writes only: capacity migration.
+        v.hdd_point_reads_per_s = 10.0;
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 50, to: 1 })
+        );
+        // Read-bound HDD: the hot HDD SST moves up first (H2Zone's order) ...
+        v.hdd_point_reads_per_s = 80.0;
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 60, to: 0 })
+        );
+        // ... which the old order (the ablation) did not do.
+        p.capacity_first = true;
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 50, to: 1 })
+        );
+        // With nothing to gain by popularity (no room, the HDD SST ranks below the
+        // SSD's lowest), capacity migration runs even while reads bind.
+        p.capacity_first = false;
+        v.devices[0].free_zones = 0;
+        v.ssts.retain(|s| s.file != 60);
+        v.ssts.push(sst(61, 3, 1, 900));
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 50, to: 1 })
+        );
+    }
+
+    #[test]
+    fn ssts_read_about_equally_often_are_not_swapped() {
+        // No empty SSD zone; an L3 SST on the HDD read 0.5 % more often than the
+        // coldest L3 SST on the SSD ranks the same (H2Zone's 1 % tie), so no swap;
+        // 2 % more often, a swap.
+        let mut p = WriteGuided::hhzs(true, false);
+        let mut v = view(vec![sst(1, 3, 0, 1000), sst(2, 3, 1, 1005)], 0, 0);
+        v.hdd_point_reads_per_s = 80.0;
+        assert_eq!(p.plan_migration(&v), None);
+        v.ssts[1].reads = 1020;
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Swap { up: 2, down: 1 })
         );
     }
 

@@ -276,6 +276,8 @@ pub struct ZoneFileStore {
     /// ZenFS's zone allocation for the basic schemes (`None`: the store's own).
     pub(super) zenfs: Option<super::zenfs_sharing::ZenfsSharing>,
     pub(super) zenfs_stats: super::zenfs_sharing::ZenfsSharingStats,
+    /// Foreground point reads: latency per device, counts per (device, level).
+    pub(super) read_stats: super::read_stats::ReadStats,
 }
 
 /// Live bytes per (class, device), sampled at a fixed virtual-time interval.
@@ -388,6 +390,7 @@ impl ZoneFileStore {
             compaction_inputs: BTreeMap::new(),
             zenfs: None,
             zenfs_stats: Default::default(),
+            read_stats: Default::default(),
         })
     }
 
@@ -450,7 +453,7 @@ impl ZoneFileStore {
         self.file_reads.clear();
         self.policy.remount();
         let hdd = self.traffic.get(1).map_or(0, |t| t.point_reads);
-        self.tick_baseline = (now, hdd, self.traffic[0].written_bytes);
+        self.tick_baseline = (now, hdd, self.ssd_io_bytes());
         self.next_policy_tick_ns = now;
         Ok(())
     }
@@ -520,6 +523,7 @@ impl ZoneFileStore {
             compaction_inputs: self.compaction_inputs.clone(),
             zenfs: self.zenfs,
             zenfs_stats: self.zenfs_stats,
+            read_stats: self.read_stats.clone(),
         })
     }
 
@@ -553,7 +557,7 @@ impl ZoneFileStore {
             ssts,
             wal_zones,
             hdd_point_reads_per_s: 0.0,
-            ssd_write_bytes_per_s: 0.0,
+            ssd_io_bytes_per_s: 0.0,
         }
     }
 
@@ -798,6 +802,21 @@ impl ZoneFileStore {
         &self.file_reads
     }
 
+    /// Bytes read from and written to the SSD so far (AUTO's throughput, §4.1).
+    pub(super) fn ssd_io_bytes(&self) -> u64 {
+        self.traffic[0].written_bytes + self.traffic[0].read_bytes
+    }
+
+    /// Foreground point-read latencies and counts ([`super::read_stats`]).
+    pub fn read_stats(&self) -> &super::read_stats::ReadStats {
+        &self.read_stats
+    }
+
+    /// Starts the point-read statistics afresh (e.g. after a load).
+    pub fn reset_read_stats(&mut self) {
+        self.read_stats = Default::default();
+    }
+
     /// Device statistics of device `d` at `elapsed_ns`.
     pub fn device_stats(&self, d: usize, elapsed_ns: Ns) -> zonelab_devices::DeviceStats {
         self.devices[d].device.stats(elapsed_ns)
@@ -935,6 +954,8 @@ impl LsmStorage for ZoneFileStore {
             *self.file_reads.entry(file).or_insert(0) += 1;
             if let Some(d) = self.device_of(file) {
                 self.traffic[d].point_reads += 1;
+                let kind = self.files[&file].kind;
+                self.read_stats.record_device(d, kind, done - now);
             }
         }
         Ok(done)

@@ -529,6 +529,7 @@ impl<S: LsmStorage> LsmDb<S> {
     fn start_get(&mut self, now: Ns, key: u64) {
         let t = now + self.o.cpu.get_ns;
         if self.active.contains(key) || self.imm.iter_mut().any(|m| m.mem.contains(key)) {
+            self.counters.memtable_gets += 1;
             self.client.found = true;
             self.client.time = t;
             self.client.step = Step::OpDone;

@@ -14,6 +14,8 @@ pub struct LsmCounters {
     /// Gets (and read-modify-writes) by the slowest tier they had to read from:
     /// index 0 also counts reads served from MemTables and the block cache.
     pub gets_by_slowest_tier: Vec<u64>,
+    /// Gets (and read-modify-writes) the MemTables answered.
+    pub memtable_gets: u64,
     pub scans: u64,
     pub rmws: u64,
     pub put_latency: LatencyHistogram,

@@ -112,6 +112,10 @@ pub struct NodeConfig {
     /// Requests MIOS keeps on the SSD at once; the rest wait in its queue
     /// (`ssd_dispatch`: 1, synchronous direct-IO writes, §4.3.1; `None`: no limit).
     pub ssd_dispatch_depth: Option<u32>,
+    /// Ablation, not the paper: MIOS_E's Algorithm 3 line 4 redirects only to an
+    /// idle HDD (issue #21's third pass). `false` (the paper): line 4 as written,
+    /// every write predicted F after the writes queued ahead of it.
+    pub line4_only_to_idle_hdd: bool,
 }
 
 impl NodeConfig {
@@ -132,6 +136,7 @@ impl NodeConfig {
             log_bytes,
             gc_threshold: 0.7,
             ssd_dispatch_depth: Some(PAPER_SSD_DISPATCH_DEPTH),
+            line4_only_to_idle_hdd: false,
         }
     }
 }
@@ -217,6 +222,10 @@ pub struct NodeResult {
     pub hdd_user_write_latency_by_observed_state: [LatencySummary; 3],
     /// Predicted vs observed state of the user writes alone: [predicted][observed].
     pub hdd_user_write_confusion: [[u64; 3]; 3],
+    /// Latency of the user writes the SSD served (sent-back ones included) and of
+    /// those the HDD served: which device sets the node's tail (Fig. 11's p99.9).
+    pub ssd_served_write_latency: LatencySummary,
+    pub hdd_served_write_latency: LatencySummary,
     /// Time BCW spent (from one HDD completion to the next) with the predictor in
     /// the Fast stage, the Mid stage, the Slow phase (PS padding, `flagHDD` off) and
     /// in syncs: MIOS_E's line 4 can redirect only in the first.
@@ -227,6 +236,9 @@ pub struct NodeResult {
     /// Writes steered to the HDD that went back to the SSD because BCW suspended
     /// (a read) or the buffer filled earlier than predicted.
     pub writes_sent_back: u64,
+    /// User writes that arrived while BCW was in a Fast stage taking user writes
+    /// (flagHDD on, predictor in F): the most line 4 of Algorithm 3 can redirect.
+    pub writes_arriving_in_fast_stage: u64,
     /// Per SSD queue length at arrival (as `ssd_queue_length_counts`): the SSD
     /// writes that saw it and their summed latency (ns), for the threshold L
     /// (`ssd_threshold::threshold_from_run`).
@@ -335,6 +347,8 @@ struct Node<'a> {
     f_only_sync_wanted: bool,
     // Results.
     write_hist: LatencyHistogram,
+    ssd_served_hist: LatencyHistogram,
+    hdd_served_hist: LatencyHistogram,
     read_hist: LatencyHistogram,
     size_sum_ns: Vec<f64>,
     size_count: Vec<u64>,
@@ -401,6 +415,8 @@ impl<'a> Node<'a> {
             gc_pending: false,
             f_only_sync_wanted: false,
             write_hist: LatencyHistogram::new(),
+            ssd_served_hist: LatencyHistogram::new(),
+            hdd_served_hist: LatencyHistogram::new(),
             read_hist: LatencyHistogram::new(),
             size_sum_ns: vec![0.0; SIZE_GROUP_BOUNDS.len() + 1],
             size_count: vec![0; SIZE_GROUP_BOUNDS.len() + 1],
@@ -435,9 +451,12 @@ impl<'a> Node<'a> {
                 hdd_user_write_latency_by_state: Default::default(),
                 hdd_user_write_latency_by_observed_state: Default::default(),
                 hdd_user_write_confusion: [[0; 3]; 3],
+                ssd_served_write_latency: Default::default(),
+                hdd_served_write_latency: Default::default(),
                 hdd_user_write_wait: LatencySummary::default(),
                 bcw_stage_time_ns: [0; 4],
                 writes_sent_back: 0,
+                writes_arriving_in_fast_stage: 0,
                 ssd_writes_by_queue_length: Vec::new(),
                 ssd_write_latency_sum_by_queue_length_ns: Vec::new(),
                 duration_ns: 0,
@@ -469,6 +488,8 @@ impl<'a> Node<'a> {
         let end = end.max(self.ssd_outstanding.iter().map(|r| r.0).max().unwrap_or(0));
         let mut r = self.r;
         r.write_latency = self.write_hist.summary();
+        r.ssd_served_write_latency = self.ssd_served_hist.summary();
+        r.hdd_served_write_latency = self.hdd_served_hist.summary();
         r.read_latency = self.read_hist.summary();
         r.write_latency_by_size_ns = self
             .size_sum_ns
@@ -544,6 +565,13 @@ impl<'a> Node<'a> {
             return Ok(());
         }
         self.r.writes += 1;
+        if self.cfg.policy.uses_bcw()
+            && self.flag_hdd
+            && !self.slow_phase
+            && self.predictor.state() == WriteState::F
+        {
+            self.r.writes_arriving_in_fast_stage += 1;
+        }
         if self.steer_to_hdd(l, q.size_bytes) {
             self.hdd_queue.push_back(i);
             self.hdd_queued_bytes += q.size_bytes;
@@ -597,6 +625,7 @@ impl<'a> Node<'a> {
         let q = self.reqs[i];
         let done = self.ssd_submit(now, q, true)?;
         self.record_write(q, done);
+        self.ssd_served_hist.record(done - q.arrival_ns);
         let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);
         for b in first..last {
             if let Some(Loc::Log(_)) = self.location.remove(&b) {
@@ -624,9 +653,13 @@ impl<'a> Node<'a> {
     /// queue behind other redirected writes as long as it is still predicted F or M
     /// after them. Line 4 (MIOS_E, l(t) ≤ L, predicted F): §4.3 "when the l(t) is
     /// lower than L, we only redirect user requests to leverage the F write state of
-    /// HDD" — the write must see L_f, so it goes to the HDD only when the HDD would
-    /// start it at once (no user write queued or being written); otherwise it stays
-    /// on the uncongested SSD rather than wait behind other redirected writes.
+    /// HDD" — as written: the write goes to the HDD queue when it is predicted F
+    /// after the writes already queued (so it never meets M or S), and it may wait
+    /// behind them (BCW "writes them serially", §4.2). Neither line bounds the HDD
+    /// queue otherwise: Algorithm 3 has no such condition, and §4.3's "monitors all
+    /// request queues" names none (issue #21, fourth pass).
+    /// `line4_only_to_idle_hdd` is the third pass's stricter line 4, kept as an
+    /// ablation.
     fn steer_to_hdd(&self, ssd_queue_len: usize, size: u64) -> bool {
         if !self.flag_hdd || self.gc_pending {
             return false;
@@ -642,7 +675,7 @@ impl<'a> Node<'a> {
                 (long && matches!(p, WriteState::F | WriteState::M))
                     || (self.cfg.policy == Policy::MiosE
                         && p == WriteState::F
-                        && self.hdd_starts_at_once())
+                        && (!self.cfg.line4_only_to_idle_hdd || self.hdd_starts_at_once()))
             }
             Policy::MiosFOnly => {
                 long && self.predict_after_queue(self.hdd_ahead_bytes(), size) == WriteState::F
@@ -965,6 +998,7 @@ impl<'a> Node<'a> {
                 self.hdd_net_ns += busy;
                 let q = self.reqs[req];
                 self.record_write(q, now);
+                self.hdd_served_hist.record(now - q.arrival_ns);
                 self.hdd_state_hist[predicted.index()].record(now - q.arrival_ns);
                 self.hdd_observed_state_hist[observed.index()].record(now - q.arrival_ns);
                 self.hdd_wait_hist.record(start - q.arrival_ns);

@@ -26,7 +26,13 @@
 //!   program unit waits in controller DRAM (reads are served from there) and is
 //!   padded and programmed by a flush.
 //! - **Erase.** When a victim's scan ends, each of its blocks is erased on its die
-//!   after that die's last read, and the superblock becomes free.
+//!   after that die's last read, and the superblock becomes free. The host write
+//!   does not wait for the erases ([`GcOutcome::erase_done_ns`]): its data is in
+//!   the DRAM buffer, and an erase delays host I/O only through the die it holds
+//!   (later programs on that die, hence buffer space, hence admission). Waiting
+//!   for them made every write that finished a victim — one per superblock even
+//!   when trims had left the victim empty — wait for the die's current program
+//!   plus the erase, ~9 ms on `ssd-960evo` (`docs/mios.md`, "Fourth pass").
 //! - **Emergency.** The last free superblock is reserved for the GC stream: if
 //!   the host stream needs a new superblock and at most one is free, GC runs until
 //!   the target is reached, and the host write waits for all of it. (GC takes at
@@ -59,9 +65,12 @@ pub(crate) struct GcOutcome {
     pub started: bool,
     /// An emergency run (the host stream needed the reserved superblock).
     pub emergency: bool,
-    /// When the last GC operation issued in this call completes: the host write
-    /// that triggered it completes no earlier.
+    /// When the last GC read or copy program issued in this call completes: the
+    /// host write that triggered it completes no earlier.
     pub done_ns: Ns,
+    /// When the last victim erase issued in this call completes (0 if none); the
+    /// host write does not wait for it.
+    pub erase_done_ns: Ns,
     pub steps: u64,
     pub victims: u64,
     pub copied_units: u64,
@@ -288,7 +297,7 @@ impl Collector {
                 }
                 for d in 0..dies {
                     let erased = flash.erase(self.victim_read_done_ns[d as usize], first_die + d);
-                    out.done_ns = out.done_ns.max(erased);
+                    out.erase_done_ns = out.erase_done_ns.max(erased);
                 }
                 out.erases += dies as u64;
                 out.victims += 1;

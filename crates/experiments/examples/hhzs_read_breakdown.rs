@@ -1,0 +1,177 @@
+//! Where the reads of an HHZS experiment are served (docs/hhzs.md, "The read
+//! side"): for each scheme, the load to the paper's record count at `scale`, then
+//! one workload on a closed-and-reopened fork (as `reproduce hhzs` runs it), and
+//! per workload: gets answered by the MemTables, data-block reads served by the
+//! block cache, the SSD cache, the SSD and the HDD (and HDD reads per level),
+//! point-read latency per device, migrations and the time the run took.
+//!
+//! `cargo run --release -p zonelab-experiments --example hhzs_read_breakdown --
+//!  [scale] [run seed] [workload: a..f | rR-aA, e.g. r50-a0.9] [schemes, e.g. b3,hhzs,auto]
+//!  [records loaded; default the paper's × scale] [operations; default the paper's × scale]
+//!  [migration rate in MiB/s for the run; default the scheme's]`
+//!  — an end point of `reproduce
+//!  hhzs` is its record count and run seed (listed in its notes).
+
+use zonelab_engine::RngStreams;
+use zonelab_experiments::hhzs_eval::{open_scheme, Scheme};
+use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
+use zonelab_workloads::ycsb::{custom, workload, CoreWorkloadSpec};
+
+fn parse_workload(w: &str) -> Result<(CoreWorkloadSpec, f64), String> {
+    if w.len() == 1 {
+        let c = w.chars().next().unwrap_or('a');
+        let mut spec = workload(c).map_err(|e| e.to_string())?;
+        spec.zipfian_constant = 0.9;
+        return Ok((spec, 1e6));
+    }
+    let (r, a) = w
+        .strip_prefix('r')
+        .and_then(|x| x.split_once("-a"))
+        .ok_or_else(|| format!("workload `{w}` is neither a letter nor rR-aA"))?;
+    let r: f64 = r.parse().map_err(|_| format!("read percentage `{r}`"))?;
+    let a: f64 = a.parse().map_err(|_| format!("alpha `{a}`"))?;
+    Ok((custom(r / 100.0, a).map_err(|e| e.to_string())?, 5e6))
+}
+
+fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let scale: f64 = args.first().map_or(Ok(0.05), |s| {
+        s.parse()
+            .map_err(|_| format!("scale `{s}` is not a number"))
+    })?;
+    let seed: u64 = args.get(1).map_or(Ok(1), |s| {
+        s.parse().map_err(|_| format!("seed `{s}` is not a number"))
+    })?;
+    let wl = args.get(2).cloned().unwrap_or_else(|| "c".into());
+    let schemes: Vec<Scheme> = args
+        .get(3)
+        .map_or("b3,hhzs,auto,p+m", |s| s.as_str())
+        .split(',')
+        .map(|s| s.parse())
+        .collect::<Result<_, _>>()?;
+    let setup = HybridSetup::paper(scale);
+    let records: u64 = match args.get(4) {
+        Some(r) => r
+            .parse()
+            .map_err(|_| format!("record count `{r}` is not a number"))?,
+        None => ((PAPER_RECORDS as f64 * scale).round() as u64).max(1000),
+    };
+    let (mut spec, paper_ops) = parse_workload(&wl)?;
+    spec.record_count = records;
+    spec.operation_count = match args.get(5) {
+        Some(n) => n
+            .parse()
+            .map_err(|_| format!("operation count `{n}` is not a number"))?,
+        None => ((paper_ops * scale).round() as u64).max(5_000),
+    };
+    spec.field_count = 1;
+    spec.field_length_bytes = setup.options.value_bytes;
+    println!(
+        "scale {scale}, seed {seed}, workload {wl}: {records} records, {} ops",
+        spec.operation_count
+    );
+    for scheme in schemes {
+        let mut db = open_scheme(&setup, scheme)?;
+        let load_spec = CoreWorkloadSpec {
+            record_count: records,
+            field_count: 1,
+            field_length_bytes: setup.options.value_bytes,
+            ..CoreWorkloadSpec::default()
+        };
+        let load = db
+            .run_ops(
+                &mut YcsbOps {
+                    inner: load_spec.load().map_err(|e| e.to_string())?,
+                },
+                0,
+            )
+            .map_err(|e| e.to_string())?;
+        let mut fork = db.fork_with(db.storage().try_clone().map_err(|e| e.to_string())?);
+        fork.reopen().map_err(|e| e.to_string())?;
+        if let Some(r) = args.get(6) {
+            let mib: u64 = r
+                .parse()
+                .map_err(|_| format!("migration rate `{r}` is not a number"))?;
+            fork.storage_mut().set_migration_rate(mib << 20);
+        }
+        fork.storage_mut().reset_read_stats();
+        let t0 = fork.storage().traffic();
+        let c0 = fork.storage().cache_stats().map(|c| c.0);
+        let m0 = fork.storage().migration_stats();
+        let (bh0, bm0) = fork.cache_hits_misses();
+        let run = spec
+            .run(&RngStreams::new(seed))
+            .map_err(|e| e.to_string())?;
+        let s = fork
+            .run_ops(&mut YcsbOps { inner: run }, 0)
+            .map_err(|e| e.to_string())?;
+        let st = fork.storage();
+        let t1 = st.traffic();
+        let c1 = st.cache_stats().map(|c| c.0);
+        let m1 = st.migration_stats();
+        let (bh1, bm1) = fork.cache_hits_misses();
+        let k = fork.counters();
+        let ssd_cache = c1.map_or(0, |c| c.hits) - c0.map_or(0, |c| c.hits);
+        let admitted = c1.map_or(0, |c| c.admitted) - c0.map_or(0, |c| c.admitted);
+        let pr = |d: usize| t1[d].point_reads - t0[d].point_reads;
+        let reads = (s.gets + s.read_modify_writes).max(1) as f64;
+        println!(
+            "{:>6}: load {:>5.0} ops/s | run {:>6.0} ops/s ({:.0} s, stopped {:.0} s, delayed {:.0} s)",
+            scheme.name(),
+            load.ops_per_s,
+            s.ops_per_s,
+            s.elapsed_s,
+            s.stopped_s,
+            s.delayed_s
+        );
+        println!(
+            "        gets+rmws {} (MemTable {}), block reads {} = block cache {} + SSD cache {} + SSD {} + HDD {}; per read: HDD {:.2}, SSD {:.2}, SSD cache {:.2}; block-cache misses {}; SSD-cache admitted {}",
+            s.gets + s.read_modify_writes,
+            k.memtable_gets,
+            bh1 - bh0 + bm1 - bm0,
+            bh1 - bh0,
+            ssd_cache,
+            pr(0),
+            pr(1),
+            pr(1) as f64 / reads,
+            pr(0) as f64 / reads,
+            ssd_cache as f64 / reads,
+            bm1 - bm0,
+            admitted
+        );
+        let rs = st.read_stats();
+        for (d, h) in rs.device_latency.iter().enumerate() {
+            let sm = h.summary();
+            println!(
+                "        dev{d} point reads {}: mean {:.2} ms p50 {:.2} p90 {:.2} p99 {:.2} p99.9 {:.2} p99.99 {:.2} ms",
+                sm.count,
+                sm.mean_ns / 1e6,
+                sm.p50_ns as f64 / 1e6,
+                sm.p90_ns as f64 / 1e6,
+                sm.p99_ns as f64 / 1e6,
+                sm.p999_ns as f64 / 1e6,
+                sm.p9999_ns as f64 / 1e6
+            );
+        }
+        let by_level: Vec<String> = rs
+            .by_level
+            .iter()
+            .map(|((d, l), n)| format!("dev{d} L{l} {n}"))
+            .collect();
+        println!("        point reads by level: {}", by_level.join(", "));
+        let get = s.get_latency.unwrap_or_default();
+        println!(
+            "        get latency mean {:.2} ms p99 {:.2} p99.9 {:.2} p99.99 {:.2} ms; migrations up {} down {}; HDD read {} MiB write {} MiB; compaction read {} MiB",
+            get.mean_ns / 1e6,
+            get.p99_ns as f64 / 1e6,
+            get.p999_ns as f64 / 1e6,
+            get.p9999_ns as f64 / 1e6,
+            m1.to_ssd - m0.to_ssd,
+            m1.to_hdd - m0.to_hdd,
+            (t1[1].read_bytes - t0[1].read_bytes) >> 20,
+            (t1[1].written_bytes - t0[1].written_bytes) >> 20,
+            s.compaction_read_bytes >> 20
+        );
+    }
+    Ok(())
+}
