@@ -9,7 +9,11 @@
 //! when no running job pins them any more, `LsmOptions::defer_obsolete_deletion`) or
 //! `exclude-obsolete` (P, P+M, HHZS: SSTs consumed by a finished compaction but not
 //! yet deleted count in no level and their SSD zones come off C_ssd,
-//! `WriteGuided::exclude_obsolete`).
+//! `WriteGuided::exclude_obsolete`) or `store-allocation` (B1–B4, B3+M: the
+//! store's own zone allocation — a WAL stream of zones of its own — instead of
+//! ZenFS's zone sharing, `HybridSetup::zenfs = None`) or `finish-threshold-0`
+//! (ZenFS sharing without the authors' `--finish_threshold=7`: zones an L0 SST
+//! nearly filled stay open for WAL files too).
 //! Each line is followed (on stderr) by the SSD's free zones, its zones held per
 //! level by live and by obsolete SSTs, and the policy's tiering state; the end
 //! shows where each level's new SSTs went and why.
@@ -60,8 +64,14 @@ fn main() {
             setup.options.l0_stop_trigger_files = 1000;
         }
         Some("delete-at-install") => setup.options.defer_obsolete_deletion = false,
+        Some("store-allocation") => setup.zenfs = None,
+        Some("finish-threshold-0") => {
+            if let Some(z) = setup.zenfs.as_mut() {
+                z.finish_threshold_pct = 0;
+            }
+        }
         Some(other) => panic!(
-            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete)"
+            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete, store-allocation, finish-threshold-0)"
         ),
     }
     let records = (PAPER_RECORDS as f64 * scale) as u64;
@@ -169,4 +179,19 @@ fn main() {
         store.relocations().ssts,
         store.wal_outside_pool_bytes()
     );
+    if store.zenfs_sharing().is_some() {
+        let z = store.zenfs_sharing_stats();
+        let t = store.traffic();
+        println!(
+            "ZenFS sharing: {} WAL joins of L0 zones, {:.1} GiB of WAL in L0 zones, {} zones rested, {} victims finished, {} shared-zone resets held {:.0} zone-s after their first file was deleted; SSD finishes {} resets {}",
+            z.wal_joins,
+            z.wal_bytes_in_l0_zones as f64 / scale / (1u64 << 30) as f64,
+            z.rested,
+            z.victims_finished,
+            z.shared_zone_resets,
+            z.shared_zone_hold_ns as f64 / 1e9,
+            t[0].zone_finishes,
+            t[0].zone_resets
+        );
+    }
 }

@@ -3,7 +3,7 @@
 //! budget) and an HM-SMR HDD, driven by YCSB.
 
 use zonelab_devices::{open_device_with, ProfileOverride};
-use zonelab_systems::hhzs::{PlacementPolicy, StoreDeviceSpec, ZoneFileStore};
+use zonelab_systems::hhzs::{PlacementPolicy, StoreDeviceSpec, ZenfsSharing, ZoneFileStore};
 use zonelab_systems::lsm::{KvOp, LsmDb, LsmOptions, OpSource};
 use zonelab_workloads::ycsb::{keys::key_value, InsertOrder, YcsbOp};
 
@@ -26,6 +26,12 @@ pub struct HybridSetup {
     /// holds (issue 14 item 2). `false` is an ablation: the authors' YCSB binding
     /// leaves RocksDB's default (H2Zone `RocksDBClient.initRocksDB`).
     pub wal_cap_from_pool: bool,
+    /// The schemes without a WAL/cache pool (B1–B4, B3+M) allocate zones as the
+    /// authors' ZenFS does (`zenfs_sharing`: WAL files join zones L0 SSTs left
+    /// open, zones reset when all their files are gone), with ZenFS's rules seeing
+    /// the experiment's scale of a zone. `None` is the ablation: the store's own
+    /// allocation (a WAL stream of zones of its own).
+    pub zenfs: Option<ZenfsSharing>,
 }
 
 impl HybridSetup {
@@ -40,6 +46,7 @@ impl HybridSetup {
             ssd_zones: PAPER_SSD_ZONES,
             options: LsmOptions::hhzs_paper().scaled(scale),
             wal_cap_from_pool: true,
+            zenfs: Some(ZenfsSharing::authors(scale.min(1.0))),
         }
     }
 
@@ -79,6 +86,11 @@ impl HybridSetup {
         if wal_cache_zones > 0 || caching || migration_bytes_per_s > 0 {
             store
                 .configure_hhzs(wal_cache_zones, caching, migration_bytes_per_s)
+                .map_err(|e| e.to_string())?;
+        }
+        if let Some(sharing) = self.zenfs.filter(|_| wal_cache_zones == 0) {
+            store
+                .configure_zenfs_sharing_with(sharing)
                 .map_err(|e| e.to_string())?;
         }
         // RocksDB's `max_total_wal_size` sized to the WAL/cache pool (§3.2, §4.1).

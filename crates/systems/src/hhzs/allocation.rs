@@ -56,8 +56,7 @@ impl ZoneFileStore {
 
     /// Whether device `d` can open a zone and has `zones` empty ones.
     fn has_room(&self, d: usize, zones: u32) -> bool {
-        let dev = &self.devices[d];
-        dev.active < dev.max_active && dev.free.len() as u64 >= zones as u64
+        self.can_open(d) && self.devices[d].free.len() as u64 >= zones as u64
     }
 
     /// Takes an empty zone for `file` (of `kind`); returns (device, zone, the time
@@ -69,6 +68,11 @@ impl ZoneFileStore {
         kind: FileKind,
     ) -> Result<(usize, u32, Ns), StorageError> {
         if kind == FileKind::Wal {
+            if self.zenfs.is_some() {
+                return self
+                    .allocate_wal_zone_zenfs(now, file)
+                    .map(|(d, z)| (d, z, now));
+            }
             return self.allocate_wal_zone(now, file).map(|(d, z)| (d, z, now));
         }
         let f = &self.files[&file];
@@ -87,7 +91,7 @@ impl ZoneFileStore {
         let order = self.device_order(now, file, FileKind::Wal);
         for d in order {
             if d < self.devices.len() && self.has_room(d, 1) {
-                return Ok((d, self.open_free_zone(d)));
+                return Ok((d, self.open_free_zone(d, now, FileKind::Wal)?));
             }
         }
         Err(self.no_zone(FileKind::Wal))
@@ -123,7 +127,7 @@ impl ZoneFileStore {
             }
         }
         let need = self.zones_needed(d, expected);
-        let z = self.open_free_zone(d);
+        let z = self.open_free_zone(d, now, kind)?;
         let dev = &mut self.devices[d];
         let mut reserved = std::collections::VecDeque::new();
         while (reserved.len() as u32) + 1 < need {
@@ -146,8 +150,8 @@ impl ZoneFileStore {
         file: FileNo,
         d: usize,
     ) -> Result<(usize, u32, Ns), StorageError> {
-        let dev = &self.devices[d];
-        if dev.active < dev.max_active {
+        if self.can_open(d) {
+            let kind = self.files[&file].kind;
             if let Some(z) = self
                 .files
                 .get_mut(&file)
@@ -155,29 +159,42 @@ impl ZoneFileStore {
                 .reserved
                 .pop_front()
             {
+                self.make_active_room(d, now)?;
                 let dev = &mut self.devices[d];
-                dev.zones[z as usize].open = true;
+                let zone = &mut dev.zones[z as usize];
+                zone.open = true;
+                zone.opener = Some(kind.into());
                 dev.active += 1;
                 return Ok((d, z, now));
             }
             if !self.devices[d].free.is_empty() {
-                return Ok((d, self.open_free_zone(d), now));
+                return Ok((d, self.open_free_zone(d, now, kind)?, now));
             }
         }
         self.relocate_sst(now, file, d)
     }
 
-    fn open_free_zone(&mut self, d: usize) -> u32 {
+    /// Opens the next empty zone of `d` for a file of `kind` (finishing a resting
+    /// zone first at the active-zone limit, ZenFS's `TryFinishVictim`).
+    pub(super) fn open_free_zone(
+        &mut self,
+        d: usize,
+        now: Ns,
+        kind: FileKind,
+    ) -> Result<u32, StorageError> {
+        self.make_active_room(d, now)?;
         let dev = &mut self.devices[d];
         let z = dev.free.pop_front().expect("a free zone");
-        dev.zones[z as usize].open = true;
+        let zone = &mut dev.zones[z as usize];
+        zone.open = true;
+        zone.opener = Some(kind.into());
         dev.active += 1;
-        z
+        Ok(z)
     }
 
     /// Devices in the policy's order for a new zone of `file` (a migration copy's
     /// device when it has one).
-    fn device_order(&mut self, now: Ns, file: FileNo, kind: FileKind) -> Vec<usize> {
+    pub(super) fn device_order(&mut self, now: Ns, file: FileNo, kind: FileKind) -> Vec<usize> {
         match self.files.get(&file).and_then(|f| f.forced_device) {
             Some(d) => vec![d],
             None => {

@@ -119,7 +119,7 @@ impl ZoneFileStore {
         // two devices); without that many empty zones the SST stays where it is.
         let need = self.zones_needed(to, total);
         let dev = &self.devices[to];
-        if (dev.free.len() as u64) < need as u64 || dev.active >= dev.max_active {
+        if (dev.free.len() as u64) < need as u64 || !self.can_open(to) {
             return Ok(());
         }
         self.migration.next_shadow += 1;

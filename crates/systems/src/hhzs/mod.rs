@@ -24,6 +24,7 @@ pub mod scheme;
 pub mod ssd_cache;
 pub mod view;
 pub mod write_guided;
+pub mod zenfs_sharing;
 pub mod zone_store;
 
 pub use allocation::RelocationStats;
@@ -32,4 +33,5 @@ pub use placement::{BasicPlacement, PlacementPolicy};
 pub use scheme::{Scheme, SchemeStore};
 pub use view::{DeviceView, MigrationPlan, SstView, StoreView};
 pub use write_guided::WriteGuided;
+pub use zenfs_sharing::{ZenfsSharing, ZenfsSharingStats};
 pub use zone_store::{DeviceTraffic, FileClass, OccupancySamples, StoreDeviceSpec, ZoneFileStore};

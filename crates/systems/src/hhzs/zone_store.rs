@@ -3,8 +3,11 @@
 //! zones of two or more zoned devices. An SST gets empty zones of its own (one SSD
 //! zone, or several smaller HDD zones when it spans them); WAL files share a
 //! per-device stream of zones; a zone is finished when its file is complete and
-//! reset as soon as none of its data is live. Reads go to the device holding the
-//! extent. Which device a new zone comes from is a [`PlacementPolicy`].
+//! reset as soon as none of its data is live. Under the basic schemes the store can
+//! allocate as the authors' ZenFS does instead ([`super::zenfs_sharing`]: WAL files
+//! get zones of their own and may join zones L0 SSTs left open; closed zones stay
+//! active until finished). Reads go to the device holding the extent. Which device a
+//! new zone comes from is a [`PlacementPolicy`].
 //!
 //! Devices are the zoned models of layer 3 driven through their command interface,
 //! so zone rules (write pointer, active-zone limits) and device timing are real.
@@ -34,6 +37,16 @@ pub(super) struct Zone {
     pub(super) open: bool,
     /// Holds cached blocks (HHZS §3.5), not file extents.
     pub(super) cache: bool,
+    /// The class of the file that opened the zone while it was empty: ZenFS's
+    /// zone lifetime, type and level ([`super::zenfs_sharing`]).
+    pub(super) opener: Option<FileClass>,
+    /// ZenFS sharing: active on the device with no file appending (a file closed
+    /// in it before it was full); files of a longer-lived class may join it.
+    pub(super) resting: bool,
+    /// Files of two classes were written to it (ZenFS sharing).
+    pub(super) shared: bool,
+    /// When the first file with data in it was deleted (ZenFS sharing statistics).
+    pub(super) first_delete_ns: Option<Ns>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -260,6 +273,9 @@ pub struct ZoneFileStore {
     /// The SSTs each running compaction selected (compaction hint (i)); they
     /// become obsolete when its hint (iii) says it finished.
     pub(super) compaction_inputs: BTreeMap<u64, Vec<FileNo>>,
+    /// ZenFS's zone allocation for the basic schemes (`None`: the store's own).
+    pub(super) zenfs: Option<super::zenfs_sharing::ZenfsSharing>,
+    pub(super) zenfs_stats: super::zenfs_sharing::ZenfsSharingStats,
     /// Foreground point reads: latency per device, counts per (device, level).
     pub(super) read_stats: super::read_stats::ReadStats,
 }
@@ -324,6 +340,10 @@ impl ZoneFileStore {
                     live_bytes: 0,
                     open: false,
                     cache: false,
+                    opener: None,
+                    resting: false,
+                    shared: false,
+                    first_delete_ns: None,
                 })
                 .collect();
             traffic.push(DeviceTraffic {
@@ -368,6 +388,8 @@ impl ZoneFileStore {
             wal_outside_pool_bytes: 0,
             placement_counts: BTreeMap::new(),
             compaction_inputs: BTreeMap::new(),
+            zenfs: None,
+            zenfs_stats: Default::default(),
             read_stats: Default::default(),
         })
     }
@@ -499,6 +521,8 @@ impl ZoneFileStore {
             wal_outside_pool_bytes: self.wal_outside_pool_bytes,
             placement_counts: self.placement_counts.clone(),
             compaction_inputs: self.compaction_inputs.clone(),
+            zenfs: self.zenfs,
+            zenfs_stats: self.zenfs_stats,
             read_stats: self.read_stats.clone(),
         })
     }
@@ -581,8 +605,9 @@ impl ZoneFileStore {
     fn views(&self) -> Vec<DeviceView> {
         self.devices
             .iter()
-            .map(|d| DeviceView {
-                free_zones: if d.active < d.max_active {
+            .enumerate()
+            .map(|(i, d)| DeviceView {
+                free_zones: if self.can_open(i) {
                     d.free.len() as u32
                 } else {
                     0
@@ -656,18 +681,18 @@ impl ZoneFileStore {
             return Ok(now);
         }
         let full = zone.written_bytes >= zone.capacity_bytes;
-        let lba = zone.start_lba;
+        let written = zone.written_bytes;
         let mut done = now;
-        if !full && zone.written_bytes > 0 {
-            done = self.submit(
-                d,
-                now,
-                Command::Zone {
-                    action: ZoneAction::Finish,
-                    zone_lba: lba,
-                },
-            )?;
-            self.traffic[d].zone_finishes += 1;
+        if !full && written > 0 && self.zenfs_keeps_active(d, z) {
+            // ZenFS: the zone stays active for other files (`Zone::CloseWR`).
+            done = self.rest_zone(d, z, now)?;
+            if self.devices[d].zones[z as usize].live_bytes == 0 {
+                self.reset_zone(d, z, now)?;
+            }
+            return Ok(done);
+        }
+        if !full && written > 0 {
+            done = self.zone_command(d, z, ZoneAction::Finish, now)?;
         }
         let dev = &mut self.devices[d];
         dev.zones[z as usize].open = false;
@@ -678,12 +703,29 @@ impl ZoneFileStore {
         Ok(done)
     }
 
+    /// Submits a zone `action` for zone `z` of device `d` (a finish is counted).
+    pub(super) fn zone_command(
+        &mut self,
+        d: usize,
+        z: u32,
+        action: ZoneAction,
+        now: Ns,
+    ) -> Result<Ns, StorageError> {
+        let zone_lba = self.devices[d].zones[z as usize].start_lba;
+        let done = self.submit(d, now, Command::Zone { action, zone_lba })?;
+        if action == ZoneAction::Finish {
+            self.traffic[d].zone_finishes += 1;
+        }
+        Ok(done)
+    }
+
     pub(super) fn reset_zone(&mut self, d: usize, z: u32, now: Ns) -> Result<(), StorageError> {
         // With a journal, the change that freed the zone (a delete, a migration's
         // switch) is made durable before the zone can be reused.
         if self.journal_has_pending() && !self.devices[d].zones[z as usize].cache {
             self.journal_commit(now)?;
         }
+        self.zenfs_note_reset(d, z, now);
         let lba = self.devices[d].zones[z as usize].start_lba;
         if self.devices[d].zones[z as usize].written_bytes > 0 {
             self.submit(
@@ -699,9 +741,18 @@ impl ZoneFileStore {
         let dev = &mut self.devices[d];
         dev.wal_zones.remove(&z);
         let zone = &mut dev.zones[z as usize];
+        if zone.resting {
+            // An active zone without files (ZenFS: "not empty but not used, reset").
+            zone.resting = false;
+            dev.active -= 1;
+        }
+        let zone = &mut dev.zones[z as usize];
         zone.written_bytes = 0;
         zone.live_bytes = 0;
         zone.cache = false;
+        zone.opener = None;
+        zone.shared = false;
+        zone.first_delete_ns = None;
         // Reused zones go to the back: wear spreads and reuse order is deterministic.
         if z < dev.reserve {
             dev.reserve_free.push_back(z);
@@ -844,9 +895,32 @@ impl ZoneFileStore {
             }
             for &z in dev.free.iter().chain(dev.reserve_free.iter()) {
                 let zone = &dev.zones[z as usize];
-                if zone.written_bytes != 0 || zone.live_bytes != 0 || zone.open {
+                if zone.written_bytes != 0 || zone.live_bytes != 0 || zone.open || zone.resting {
                     return Err(format!("{}: free zone {z} is not empty", dev.name));
                 }
+            }
+            // Active zones: those a file or the cache appends to, and (ZenFS
+            // sharing) resting ones, which hold data, have room and no file open.
+            let mut active = 0;
+            for (z, zone) in dev.zones.iter().enumerate() {
+                if zone.resting
+                    && (zone.open
+                        || zone.written_bytes == 0
+                        || zone.written_bytes >= zone.capacity_bytes
+                        || zone.live_bytes == 0)
+                {
+                    return Err(format!(
+                        "{}: resting zone {z} is open, empty, full or without live data",
+                        dev.name
+                    ));
+                }
+                active += u32::from(zone.open || zone.resting);
+            }
+            if active != dev.active {
+                return Err(format!(
+                    "{}: {active} zones open or resting, {} counted active",
+                    dev.name, dev.active
+                ));
             }
         }
         Ok(())
@@ -998,15 +1072,22 @@ impl ZoneFileStore {
             .get(&file)
             .ok_or_else(|| StorageError(format!("append to file {file}, which does not exist")))?
             .kind;
+        // Under ZenFS sharing a WAL file has zones of its own, as an SST, and sees
+        // the scaled zone capacity (`zenfs_sharing`); else WAL files share a stream.
+        let own_zone = matches!(kind, FileKind::Sst { .. }) || self.zenfs.is_some();
+        let limit = |s: &Self, d: usize| match (kind, s.zenfs) {
+            (FileKind::Wal, Some(_)) => s.zenfs_zone_limit_bytes(d),
+            _ => s.devices[d].zones.first().map_or(0, |z| z.capacity_bytes),
+        };
         let mut left = bytes;
         let mut done = now;
         while left > 0 {
             // The zone this file appends to: its own, or the WAL stream's.
-            let current = match kind {
-                FileKind::Wal => self.wal_zone_with_room(),
-                FileKind::Sst { .. } => self.files[&file].open_zone.filter(|&(d, z)| {
+            let current = match own_zone {
+                false => self.wal_zone_with_room(),
+                true => self.files[&file].open_zone.filter(|&(d, z)| {
                     let zone = &self.devices[d].zones[z as usize];
-                    zone.written_bytes < zone.capacity_bytes
+                    zone.written_bytes < limit(self, d)
                 }),
             };
             let (d, z) = match current {
@@ -1017,18 +1098,17 @@ impl ZoneFileStore {
                     }
                     let (d, z, ready) = self.allocate_zone(now, file, kind)?;
                     done = done.max(ready);
-                    match kind {
-                        FileKind::Wal => self.devices[d].wal_zone = Some(z),
-                        FileKind::Sst { .. } => {
-                            self.files.get_mut(&file).expect("file").open_zone = Some((d, z))
-                        }
+                    match own_zone {
+                        false => self.devices[d].wal_zone = Some(z),
+                        true => self.files.get_mut(&file).expect("file").open_zone = Some((d, z)),
                     }
                     (d, z)
                 }
             };
             let block = self.devices[d].block_bytes;
+            let zone_limit = limit(self, d);
             let zone = &self.devices[d].zones[z as usize];
-            let room = zone.capacity_bytes - zone.written_bytes;
+            let room = zone_limit.min(zone.capacity_bytes) - zone.written_bytes;
             let len = left.min(room);
             let physical = len.div_ceil(block) * block;
             let lba = zone.start_lba + zone.written_bytes / block;
@@ -1064,6 +1144,9 @@ impl ZoneFileStore {
                 self.journal_push_extent(file, &e);
             }
             if kind == FileKind::Wal {
+                if self.devices[d].zones[z as usize].opener == Some(FileClass::Level(0)) {
+                    self.zenfs_stats.wal_bytes_in_l0_zones += physical;
+                }
                 self.devices[d].wal_zones.insert(z);
                 if self.devices[0].reserve > 0 && (d != 0 || z >= self.devices[0].reserve) {
                     self.wal_outside_pool_bytes += physical;
@@ -1177,6 +1260,7 @@ impl ZoneFileStore {
         for e in f.extents {
             let zone = &mut self.devices[e.device].zones[e.zone as usize];
             zone.live_bytes -= e.physical;
+            zone.first_delete_ns.get_or_insert(now);
             if zone.live_bytes == 0 && !zone.open && zone.written_bytes > 0 {
                 self.reset_zone(e.device, e.zone, now)?;
             }
