@@ -34,7 +34,7 @@ pub const BUDGET_S: f64 = 300.0;
 /// Default scale of every target for `reproduce all`. Chosen with
 /// `bash scripts/time-targets.sh` on the project's 2-core machine, 2026-11-25, at
 /// commit c4422a7 (docs/reproduce.md has the whole ladder); `measured_wall_s` re-timed
-/// inside `zonelab reproduce all` (release build of 8db155b): 248 s in all. The two
+/// inside `zonelab reproduce all` (release build of 3956b5c): 261 s in all. The two
 /// HHZS targets share what the others leave: hhzs-motivation at 1 (167 s) would
 /// force hhzs down to 0.1 and leave 13 s of margin; 0.5 and 0.2 leave 55 s.
 pub const DEFAULT_SCALES: &[DefaultScale] = &[
@@ -42,31 +42,31 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         target: "devices",
         paper: "HHZS Table 1 (device calibration)",
         scale: 1.0,
-        measured_wall_s: 1.0,
+        measured_wall_s: 1.1,
     },
     DefaultScale {
         target: "mu-rmw",
         paper: "MU-RMW Figs. 6-9",
         scale: 1.0,
-        measured_wall_s: 9.2,
+        measured_wall_s: 9.5,
     },
     DefaultScale {
         target: "mu-rmw-sensitivity",
         paper: "MU-RMW Figs. 6-9: which assumption each claim rests on",
         scale: 0.2,
-        measured_wall_s: 22.8,
+        measured_wall_s: 23.4,
     },
     DefaultScale {
         target: "mios",
         paper: "BCW/MIOS Figs. 7-15, Tables 3-5",
         scale: 0.5,
-        measured_wall_s: 64.2,
+        measured_wall_s: 70.2,
     },
     DefaultScale {
         target: "hhzs-motivation",
         paper: "HHZS §2.3, Fig. 2 (O1-O4)",
         scale: 0.5,
-        measured_wall_s: 66.9,
+        measured_wall_s: 69.4,
     },
     DefaultScale {
         target: "hhzs",
@@ -75,13 +75,13 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         // 0.05 (`/usr/bin/time zonelab reproduce hhzs --scale S`, 2026-11-25, commit
         // 9b4687d, docs/reproduce.md).
         scale: 0.05,
-        measured_wall_s: 43.8,
+        measured_wall_s: 47.3,
     },
     DefaultScale {
         target: "znsage",
         paper: "ZNSage Figs. 7-9",
         scale: 1.0,
-        measured_wall_s: 33.0,
+        measured_wall_s: 33.1,
     },
     DefaultScale {
         target: "conzone",
