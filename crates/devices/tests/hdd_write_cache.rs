@@ -667,6 +667,16 @@ fn cache_values_are_validated_by_name() {
         matches!(err, ProfileError::OutOfRange { ref field, .. } if field == "cache.flush_setup_ms"),
         "{err}"
     );
+    // The host side must keep moving while a batch flushes, and cannot speed up.
+    for bad in ["0.0", "1.5", "nan"] {
+        let err = dev_with("wd100efax", "host_share_while_flushing", bad)
+            .err()
+            .unwrap();
+        assert!(
+            err.to_string().contains("cache.host_share_while_flushing"),
+            "{bad}: {err}"
+        );
+    }
     let err = dev_with("wd100efax", "enabled", "true\nwrite_back = true")
         .err()
         .unwrap();
