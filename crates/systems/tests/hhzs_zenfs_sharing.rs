@@ -4,6 +4,8 @@
 //! shares; zones are finished below 7 % room or at the active-zone limit, and reset
 //! only when every file in them is deleted; SSTs stay on one device.
 
+mod hhzs_support;
+
 use proptest::prelude::*;
 use zonelab_devices::open_device;
 use zonelab_engine::time::MIB;
@@ -18,16 +20,7 @@ fn store(ssd_zones: u32, h: u32, scale: f64) -> ZoneFileStore {
 
 fn store_with(ssd_zones: u32, h: u32, sharing: ZenfsSharing) -> ZoneFileStore {
     let mut s = ZoneFileStore::new(
-        vec![
-            StoreDeviceSpec {
-                device: open_device("zn540").unwrap(),
-                zone_budget: Some(ssd_zones),
-            },
-            StoreDeviceSpec {
-                device: open_device("st14000nm0007").unwrap(),
-                zone_budget: Some(256),
-            },
-        ],
+        hhzs_support::zn540_and_smr(ssd_zones, 256),
         Box::new(BasicPlacement { h }),
     )
     .unwrap();

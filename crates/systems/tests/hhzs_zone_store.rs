@@ -1,6 +1,8 @@
 //! The zone file store over a ZN540-like ZNS SSD and an ST14000NM0007-like HM-SMR
 //! HDD: zone allocation, spanning, sharing, resets, reads and errors.
 
+mod hhzs_support;
+
 use proptest::prelude::*;
 use zonelab_devices::open_device;
 use zonelab_engine::time::MIB;
@@ -10,20 +12,7 @@ use zonelab_systems::hhzs::{
 use zonelab_systems::lsm::{FileKind, LsmStorage};
 
 fn store(ssd_zones: u32, policy: Box<dyn PlacementPolicy>) -> ZoneFileStore {
-    ZoneFileStore::new(
-        vec![
-            StoreDeviceSpec {
-                device: open_device("zn540").unwrap(),
-                zone_budget: Some(ssd_zones),
-            },
-            StoreDeviceSpec {
-                device: open_device("st14000nm0007").unwrap(),
-                zone_budget: Some(64),
-            },
-        ],
-        policy,
-    )
-    .unwrap()
+    ZoneFileStore::new(hhzs_support::zn540_and_smr(ssd_zones, 64), policy).unwrap()
 }
 
 /// The paper's SST: 1,011.2 MiB (HHZS §3.2).
