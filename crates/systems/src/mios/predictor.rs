@@ -8,7 +8,8 @@
 //!
 //! **Prediction** ([`WritePredictor::predict`]) is Algorithm 1, exactly:
 //! in F, `F` if `ADW + size < W_f` else `S`; in M, `M` if `ADW + size < W_m` else
-//! `S`; in S, `M`. Note the strict `<`: with W_f measured as the bytes of the Fast
+//! `S`; in S, `M` (and in M, `F` after an F-latency write: "F latency inside a
+//! Mid stage" below). Note the strict `<`: with W_f measured as the bytes of the Fast
 //! stage (n writes of `size`), the n-th (last) fast write is predicted S. That is
 //! one miss per Fast or Mid stage — the source of the paper's 99.5% / 98.1%.
 //!
