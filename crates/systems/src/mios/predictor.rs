@@ -6,7 +6,7 @@
 //! *available* (A) while `ADW + size < W` for the current stage (W_f in F, W_m in
 //! M), else *unavailable* (U) — the five nodes of Fig. 5: F/A, F/U, M/A, M/U, S.
 //!
-//! **Prediction** ([`WritePredictor::predict`]) is Algorithm 1, exactly:
+//! **Prediction** ([`WritePredictor::predict`]) is Algorithm 1:
 //! in F, `F` if `ADW + size < W_f` else `S`; in M, `M` if `ADW + size < W_m` else
 //! `S`; in S, `M` (and in M, `F` after an F-latency write: "F latency inside a
 //! Mid stage" below). Note the strict `<`: with W_f measured as the bytes of the Fast
