@@ -44,6 +44,8 @@ pub struct TraceStats {
     pub bursts: u64,
     pub mean_burst_s: f64,
     pub longest_burst_s: u64,
+    /// Bytes written in each second (index = second from 0).
+    pub write_bytes_per_second: Vec<u64>,
 }
 
 impl TraceStats {
@@ -55,6 +57,15 @@ impl TraceStats {
     }
     pub fn mean_request_bytes(&self) -> f64 {
         (self.written_bytes + self.read_bytes) as f64 / self.requests.max(1) as f64
+    }
+    /// Seconds writing more than `bytes_per_s`, and the bytes above that rate
+    /// summed over them: what a drive that sustains only `bytes_per_s` must queue
+    /// (e.g. the aged 660p's 50 MB/s QLC rate, Fig. 14).
+    pub fn excess_over(&self, bytes_per_s: u64) -> (u64, u64) {
+        self.write_bytes_per_second
+            .iter()
+            .filter(|&&b| b > bytes_per_s)
+            .fold((0, 0), |(n, sum), &b| (n + 1, sum + b - bytes_per_s))
     }
 }
 
@@ -124,6 +135,7 @@ pub fn measure(records: impl IntoIterator<Item = TraceRecord>) -> TraceStats {
         bursts,
         mean_burst_s: burst_seconds as f64 / bursts.max(1) as f64,
         longest_burst_s: longest,
+        write_bytes_per_second: per_second.iter().map(|p| p.1).collect(),
     }
 }
 
@@ -161,6 +173,11 @@ mod tests {
         assert_eq!(s.read_bytes, 8 * KIB);
         assert_eq!(s.peak_rps, 7);
         assert_eq!(s.peak_write_bytes_per_s, 2048 * KIB);
+        // Above 256 KiB/s: seconds 2 and 3 (7 × 64 KiB each) and 4 (2 MiB).
+        assert_eq!(
+            s.excess_over(256 * KIB),
+            (3, 2 * (448 - 256) * KIB + (2048 - 256) * KIB)
+        );
         assert_eq!((s.bursts, s.longest_burst_s), (1, 2));
         assert!((s.burst_second_share - 0.4).abs() < 1e-12);
         assert!((s.small_write_share - 1.0 / 16.0).abs() < 1e-12);
