@@ -13,7 +13,8 @@
 //! store's own zone allocation — a WAL stream of zones of its own — instead of
 //! ZenFS's zone sharing, `HybridSetup::zenfs = None`) or `finish-threshold-0`
 //! (ZenFS sharing without the authors' `--finish_threshold=7`: zones an L0 SST
-//! nearly filled stay open for WAL files too).
+//! nearly filled stay open for WAL files too) or `ssd-meta-zones` (the SSD keeps 3
+//! of its 20 zones for the authors' ZenFS metadata, `ZENFS_META_ZONES`).
 //! Each line is followed (on stderr) by the SSD's free zones, its zones held per
 //! level by live and by obsolete SSTs, and the policy's tiering state; the end
 //! shows where each level's new SSTs went and why.
@@ -21,7 +22,7 @@
 //! what the paper's ZenFS sized levels by.
 
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
-use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
+use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS, ZENFS_META_ZONES};
 use zonelab_systems::hhzs::WriteGuided;
 use zonelab_systems::lsm::{KvOp, OpSource};
 use zonelab_workloads::ycsb::CoreWorkloadSpec;
@@ -65,13 +66,14 @@ fn main() {
         }
         Some("delete-at-install") => setup.options.defer_obsolete_deletion = false,
         Some("store-allocation") => setup.zenfs = None,
+        Some("ssd-meta-zones") => setup.ssd_zones -= ZENFS_META_ZONES,
         Some("finish-threshold-0") => {
             if let Some(z) = setup.zenfs.as_mut() {
                 z.finish_threshold_pct = 0;
             }
         }
         Some(other) => panic!(
-            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete, store-allocation, finish-threshold-0)"
+            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete, store-allocation, finish-threshold-0, ssd-meta-zones)"
         ),
     }
     let records = (PAPER_RECORDS as f64 * scale) as u64;
@@ -155,6 +157,26 @@ fn main() {
             delayed,
             stopped,
             intra
+        );
+    }
+    {
+        // How full an L0 flush leaves its SSD zone, and the WAL per MemTable.
+        let c = db.counters();
+        let mib = |b: f64| b / scale / (1u64 << 20) as f64;
+        let flush_mean = c.flush_bytes as f64 / c.flushes.max(1) as f64;
+        // The SSD zone's capacity at this scale, as ZenFS's finish rule sees it.
+        let zone = db.storage().zenfs_zone_limit_bytes(0) as f64
+            * if db.storage().zenfs_sharing().is_some() {
+                1.0
+            } else {
+                scale
+            };
+        println!(
+            "flushes {}, mean L0 file {:.1} MiB ({:.1} % of an SSD zone left), WAL {:.1} MiB per flushed MemTable",
+            c.flushes,
+            mib(flush_mean),
+            100.0 * (zone - flush_mean) / zone,
+            mib(c.wal_bytes as f64 / (2 * c.flushes).max(1) as f64)
         );
     }
     let store = db.storage();

@@ -18,7 +18,8 @@ use zonelab_engine::time::{GIB, KIB, MIB};
 /// Options of the modelled RocksDB instance. Sizes in bytes, times in ns.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LsmOptions {
-    /// `write_buffer_size`: a MemTable is switched when its arena reaches this.
+    /// `write_buffer_size`: a MemTable is switched when its arena's blocks reach
+    /// this (`MemTable::ShouldFlushNow`, `memtable::ArenaAccount`).
     pub write_buffer_bytes: u64,
     /// `max_write_buffer_number`: writes stop when this many MemTables exist.
     pub max_write_buffers: u32,
@@ -233,6 +234,17 @@ impl LsmOptions {
             },
             ..self.clone()
         }
+    }
+
+    /// The MemTable arena's block size. The YCSB binding leaves `arena_block_size`
+    /// at 0, which RocksDB 6.22 sanitises to `write_buffer_size / 8` rounded up to
+    /// 4 KiB (`SanitizeOptions`, `db/column_family.cc`; later releases cap it at
+    /// 1 MiB), then clamps to [4 KiB, 2 GiB] (`OptimizeBlockSize`,
+    /// `memory/arena.cc`). 64 MiB for the paper's 512 MiB MemTables.
+    pub fn arena_block_bytes(&self) -> u64 {
+        const ALIGN: u64 = 4 * KIB;
+        let block = (self.write_buffer_bytes / 8).div_ceil(ALIGN) * ALIGN;
+        block.clamp(4 * KIB, 2 * GIB)
     }
 
     /// The live WAL bytes above which RocksDB forces a flush
