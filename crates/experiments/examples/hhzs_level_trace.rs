@@ -14,7 +14,10 @@
 //! ZenFS's zone sharing, `HybridSetup::zenfs = None`) or `finish-threshold-0`
 //! (ZenFS sharing without the authors' `--finish_threshold=7`: zones an L0 SST
 //! nearly filled stay open for WAL files too) or `ssd-meta-zones` (the SSD keeps 3
-//! of its 20 zones for the authors' ZenFS metadata, `ZENFS_META_ZONES`).
+//! of its 20 zones for the authors' ZenFS metadata, `ZENFS_META_ZONES`) or
+//! `arena-64mib` (MemTables switch by RocksDB's arena accounting with blocks of
+//! `write_buffer_size` / 8, RocksDB's default before 6.21: ~496 MiB per MemTable,
+//! L0 flushes that leave 8 % of an SSD zone, `LsmOptions::arena_block_bytes`).
 //! Each line is followed (on stderr) by the SSD's free zones, its zones held per
 //! level by live and by obsolete SSTs, and the policy's tiering state; the end
 //! shows where each level's new SSTs went and why.
@@ -67,13 +70,16 @@ fn main() {
         Some("delete-at-install") => setup.options.defer_obsolete_deletion = false,
         Some("store-allocation") => setup.zenfs = None,
         Some("ssd-meta-zones") => setup.ssd_zones -= ZENFS_META_ZONES,
+        Some("arena-64mib") => {
+            setup.options.arena_block_bytes = setup.options.write_buffer_bytes / 8
+        }
         Some("finish-threshold-0") => {
             if let Some(z) = setup.zenfs.as_mut() {
                 z.finish_threshold_pct = 0;
             }
         }
         Some(other) => panic!(
-            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete, store-allocation, finish-threshold-0, ssd-meta-zones)"
+            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete, store-allocation, finish-threshold-0, ssd-meta-zones, arena-64mib)"
         ),
     }
     let records = (PAPER_RECORDS as f64 * scale) as u64;

@@ -157,7 +157,7 @@ impl<S: LsmStorage> LsmDb<S> {
             cache: BlockCache::new(o.block_cache_bytes, o.block_cache_shard_bits),
             wc: WriteController::new(&o),
             version: Version::new(levels),
-            active: MemTable::new(wal, o.arena_block_bytes()),
+            active: MemTable::new(wal, o.arena_block_bytes_effective()),
             imm: Vec::new(),
             next_file_no: 2,
             next_job: 1,
@@ -559,7 +559,7 @@ impl<S: LsmStorage> LsmDb<S> {
         );
         // `MemTable::UpdateFlushState` → `ShouldFlushNow` after each insert; the
         // switch follows at the next write (`ScheduleFlushes` in `PreprocessWrite`).
-        if self.active.arena.should_flush(self.o.write_buffer_bytes) {
+        if self.active.should_switch(self.o.write_buffer_bytes) {
             done = done.max(self.switch_memtable(now)?);
         }
         self.client.time = done + self.o.cpu.put_ns;
@@ -722,7 +722,7 @@ impl<S: LsmStorage> LsmDb<S> {
         self.wal_files.push((wal, 0));
         let full = std::mem::replace(
             &mut self.active,
-            MemTable::new(wal, self.o.arena_block_bytes()),
+            MemTable::new(wal, self.o.arena_block_bytes_effective()),
         );
         self.imm.push(Immutable {
             mem: full,
