@@ -211,10 +211,10 @@ mod tests {
     fn with_rocksdb_6_22s_1_mib_blocks_the_switch_is_within_a_block_of_512_mib() {
         // 512 MiB, 1 MiB blocks (6.21+: min(1 MiB, write_buffer_size / 8)),
         // 1,051 B entries: 1 + 511 × 997 + 749 = 510,217, against the model's
-        // rule's ceil(512 MiB / 1,051 B) = 510,819.
+        // rule's ceil(512 MiB / 1,051 B) = 510,820.
         let n = entries_at_switch(512 * MIB, MIB, 1051);
         assert_eq!(n, 1 + 511 * 997 + 749);
-        assert_eq!((512 * MIB).div_ceil(1051), 510_819);
+        assert_eq!((512 * MIB).div_ceil(1051), 510_820);
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub struct LsmOptions {
     /// min(1 MiB, `write_buffer_size` / 8) (the cap since 6.21), and with 1 MiB
     /// blocks its switch lands within 1.1 % of that rule (measured with RocksDB
     /// 7.8.3, same rule and cap: 505,375 entries per 512 MiB MemTable against the
-    /// rule's 510,819; docs/hhzs.md, "B3's WAL share"). > 0: RocksDB's accounting
+    /// rule's 510,820; docs/hhzs.md, "B3's WAL share"). > 0: RocksDB's accounting
     /// with blocks of this size — RocksDB before 6.21 defaulted to
     /// `write_buffer_size` / 8, 64 MiB here (level trace ablation `arena-64mib`).
     pub arena_block_bytes: u64,
