@@ -52,6 +52,15 @@ impl Timeline {
         self.busy_ns += duration_ns;
         (start, end)
     }
+
+    /// Work was put in front of what is already reserved (a host scheduler
+    /// dispatched a request ahead of booked ones): the booked work ends
+    /// `shift_ns` later, `busy_ns` of it being the inserted work (work conserved).
+    #[inline]
+    pub fn push_back(&mut self, shift_ns: Ns, busy_ns: Ns) {
+        self.free_at_ns += shift_ns;
+        self.busy_ns += busy_ns;
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //! `cargo run --release -p zonelab-experiments --example hhzs_read_breakdown --
 //!  [scale] [run seed] [workload: a..f | rR-aA, e.g. r50-a0.9] [schemes, e.g. b3,hhzs,auto]
 //!  [records loaded; default the paper's × scale] [operations; default the paper's × scale]
-//!  [migration rate in MiB/s for the run; default the scheme's]`
+//!  [migration rate in MiB/s for the run; default the scheme's, `-` for it]
+//!  [HDD profile overrides, `;`-separated, e.g. host_queue.scheduler=none]`
 //!  — an end point of `reproduce
 //!  hhzs` is its record count and run seed (listed in its notes).
 
@@ -49,7 +50,14 @@ fn main() -> Result<(), String> {
         .split(',')
         .map(|s| s.parse())
         .collect::<Result<_, _>>()?;
-    let setup = HybridSetup::paper(scale);
+    let mut setup = HybridSetup::paper(scale);
+    if let Some(sets) = args.get(7) {
+        for o in sets.split(';').filter(|o| !o.is_empty()) {
+            setup
+                .hdd_overrides
+                .push(zonelab_devices::ProfileOverride::parse(o).map_err(|e| e.to_string())?);
+        }
+    }
     let records: u64 = match args.get(4) {
         Some(r) => r
             .parse()
@@ -88,7 +96,7 @@ fn main() -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         let mut fork = db.fork_with(db.storage().try_clone().map_err(|e| e.to_string())?);
         fork.reopen().map_err(|e| e.to_string())?;
-        if let Some(r) = args.get(6) {
+        if let Some(r) = args.get(6).filter(|r| r.as_str() != "-") {
             let mib: u64 = r
                 .parse()
                 .map_err(|_| format!("migration rate `{r}` is not a number"))?;
@@ -172,6 +180,16 @@ fn main() -> Result<(), String> {
             (t1[1].written_bytes - t0[1].written_bytes) >> 20,
             s.compaction_read_bytes >> 20
         );
+        let hdd = st.device_stats(1, 1);
+        let q: Vec<String> = hdd
+            .counters
+            .iter()
+            .filter(|(k, _)| k.starts_with("host_queue"))
+            .map(|(k, v)| format!("{} {v}", &k["host_queue_".len()..]))
+            .collect();
+        if !q.is_empty() {
+            println!("        HDD host queue (load + run): {}", q.join(", "));
+        }
     }
     Ok(())
 }

@@ -593,11 +593,15 @@ impl DiskMechanics {
     /// Positioning time from the current track to `track`.
     #[inline]
     fn position_ns(&self, track: u64) -> (Ns, bool, bool) {
+        self.position_from_ns(self.head_track, track)
+    }
+
+    /// Positioning time from track `from` to track `to`.
+    #[inline]
+    fn position_from_ns(&self, from: u64, track: u64) -> (Ns, bool, bool) {
         let g = &self.geometry;
-        let distance = g
-            .cylinder_of(track)
-            .abs_diff(g.cylinder_of(self.head_track));
-        let head_change = g.head_of(track) != g.head_of(self.head_track);
+        let distance = g.cylinder_of(track).abs_diff(g.cylinder_of(from));
+        let head_change = g.head_of(track) != g.head_of(from);
         let switch = if head_change { g.head_switch_ns } else { 0 };
         if distance > 0 {
             (self.seek.seek_ns(distance).max(switch), true, false)
@@ -612,6 +616,78 @@ impl DiskMechanics {
     /// sector and waits for it to come round, which this models.
     pub fn end_stream(&mut self) {
         self.stream_valid = false;
+    }
+
+    /// The track holding byte `offset_bytes`.
+    pub fn track_of(&self, offset_bytes: u64) -> u64 {
+        self.geometry.locate(offset_bytes).track
+    }
+
+    /// Transfers `len_bytes` from byte `offset_bytes` ahead of accesses already
+    /// booked: a host scheduler dispatched it into the slot starting at `slot_ns`
+    /// (never before `ready_ns`), where the access before the slot leaves the head
+    /// on `from_track`. The booked work after the slot is pushed back by the
+    /// returned shift — this access's span from the slot, plus, when the first
+    /// pushed-back access continued a sequential stream (`resumes_stream_at_track`),
+    /// the positioning back to that stream and half a rotation (the mean
+    /// rotational wait): the inserted access broke the stream. The actuator's free
+    /// time and the stream's end move back by the shift; the head position and
+    /// stream of the last booked access are unchanged (it still ends the queue).
+    /// Completion times already returned for the pushed-back accesses are not
+    /// revised (the reservation model answers at submission; see
+    /// `zonelab_devices::models::hdd_queue`).
+    pub fn access_ahead(
+        &mut self,
+        ready_ns: Ns,
+        slot_ns: Ns,
+        from_track: u64,
+        offset_bytes: u64,
+        len_bytes: u64,
+        resumes_stream_at_track: Option<u64>,
+    ) -> (DiskAccess, Ns) {
+        assert!(
+            len_bytes > 0
+                && offset_bytes < self.geometry.capacity_bytes
+                && self.geometry.capacity_bytes - offset_bytes >= len_bytes
+        );
+        let pos = self.geometry.locate(offset_bytes);
+        let (xfer_ns, end_track, switches) = self.geometry.transfer_span(pos, len_bytes);
+        let rotation = self.geometry.rotation_ns;
+        let start = ready_ns.max(slot_ns);
+        let (position, seeked, head_switched) = self.position_from_ns(from_track, pos.track);
+        let arrive = start + position;
+        let phase = self.geometry.phase_ns(pos);
+        let wait = (phase + rotation - arrive % rotation) % rotation;
+        let media_start = arrive + wait;
+        let media_done = media_start + xfer_ns;
+        let resume_ns = resumes_stream_at_track
+            .map_or(0, |t| self.position_from_ns(end_track, t).0 + rotation / 2);
+        let busy = media_done - start + resume_ns;
+        let shift = media_done - slot_ns + resume_ns;
+        self.actuator.push_back(shift, busy);
+        self.stream_end_ns += shift;
+        let c = &mut self.counters;
+        if seeked {
+            c.seeks += 1;
+            c.seek_ns += position;
+        }
+        if head_switched {
+            c.head_switches += 1;
+        }
+        c.rotational_wait_ns += wait;
+        c.accesses += 1;
+        c.track_switches += switches;
+        c.transfer_ns += xfer_ns;
+        let access = DiskAccess {
+            start_ns: start,
+            media_start_ns: media_start,
+            media_done_ns: media_done,
+            done_ns: media_done,
+            seek_ns: position,
+            rotational_wait_ns: wait,
+            streamed: false,
+        };
+        (access, shift)
     }
 
     /// Transfers `len_bytes` from byte `offset_bytes`, the request being ready at

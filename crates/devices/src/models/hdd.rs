@@ -9,6 +9,7 @@
 //! sees the completion when the transfer is done. Sequential streams continue
 //! without repositioning (read-ahead / write cache, see the mechanics' docs).
 
+use super::hdd_queue::{Direction, HostQueue, MqDeadline};
 use crate::block_store::BlockStore;
 use crate::command::Lba;
 use crate::device::DeviceStats;
@@ -154,6 +155,8 @@ pub struct HddCore {
     block_bytes: u64,
     data: Option<BlockStore>,
     counts: Counts,
+    /// The host's I/O scheduler in front of the disk (FIFO unless set).
+    queue: HostQueue,
 }
 
 impl HddCore {
@@ -164,7 +167,20 @@ impl HddCore {
             block_bytes: block_bytes as u64,
             data: None,
             counts: Counts::default(),
+            queue: HostQueue::new(None),
         }
+    }
+
+    /// Puts the host's mq-deadline scheduler (`Some`) or none (FIFO) in front
+    /// of the disk ([`super::hdd_queue`]).
+    pub fn with_host_queue(mut self, sched: Option<MqDeadline>) -> Self {
+        self.queue = HostQueue::new(sched);
+        self
+    }
+
+    /// The host queue (for inspection and tests).
+    pub fn host_queue(&self) -> &HostQueue {
+        &self.queue
     }
 
     /// A command that needs only the controller (flush, zone management, trim).
@@ -177,9 +193,14 @@ impl HddCore {
     #[inline]
     pub fn read(&mut self, now_ns: Ns, lba: Lba, blocks: u32) -> Ns {
         let bytes = blocks as u64 * self.block_bytes;
-        let a = self
-            .mech
-            .access(now_ns + self.command_ns, lba * self.block_bytes, bytes);
+        let a = self.queue.access(
+            &mut self.mech,
+            Direction::Read,
+            now_ns,
+            now_ns + self.command_ns,
+            lba * self.block_bytes,
+            bytes,
+        );
         self.counts.host_read_bytes += bytes;
         self.counts.media_read_bytes += bytes;
         a.done_ns
@@ -189,9 +210,14 @@ impl HddCore {
     #[inline]
     pub fn write_media(&mut self, now_ns: Ns, lba: Lba, blocks: u32) -> Ns {
         let bytes = blocks as u64 * self.block_bytes;
-        let a = self
-            .mech
-            .access(now_ns + self.command_ns, lba * self.block_bytes, bytes);
+        let a = self.queue.access(
+            &mut self.mech,
+            Direction::Write,
+            now_ns,
+            now_ns + self.command_ns,
+            lba * self.block_bytes,
+            bytes,
+        );
         self.counts.media_write_bytes += bytes;
         a.done_ns
     }
@@ -249,6 +275,27 @@ impl HddCore {
         st.counters
             .insert("rotational_wait_ns".into(), c.rotational_wait_ns);
         st.counters.insert("transfer_ns".into(), c.transfer_ns);
+        if self.queue.scheduler().is_some() {
+            let q = self.queue.counters();
+            for (name, value) in [
+                ("host_queue_reads", q.reads),
+                ("host_queue_reads_found_held", q.reads_found_held),
+                ("host_queue_reads_ahead", q.reads_ahead),
+                ("host_queue_requests_passed", q.requests_passed),
+                ("host_queue_starved_write_batches", q.starved_write_batches),
+                (
+                    "host_queue_outstanding_at_read_sum",
+                    q.outstanding_at_read_sum,
+                ),
+                (
+                    "host_queue_outstanding_at_read_max",
+                    q.outstanding_at_read_max,
+                ),
+                ("host_queue_pushed_back_ns", q.pushed_back_ns),
+            ] {
+                st.counters.insert(name.into(), value);
+            }
+        }
         st
     }
 }

@@ -16,8 +16,12 @@
 //!   SMR reset just rewinds the write pointer — so it costs one command.
 //!   **Flush** costs one command: writes complete when on the media.
 //! - **Trim** is not part of ZBC host-managed devices: unsupported.
+//! - **Host queue** (`[host_queue]`, optional): the Linux block-layer scheduler in
+//!   front of the disk — mq-deadline, which zoned block devices require, or none
+//!   (arrival order); see [`super::hdd_queue`].
 
 use super::hdd::{validate_mechanics, ControllerSection, HddCore, MechanicsSection};
+use super::hdd_queue::MqDeadline;
 use crate::command::{Command, Completion, Payload, ZoneAction};
 use crate::device::{check_payload, Device, DeviceInfo, DeviceStats, ZonedInfo};
 use crate::error::DeviceError;
@@ -36,6 +40,47 @@ pub struct HmSmrHddProfile {
     pub zones: ZonesSection,
     pub mechanics: MechanicsSection,
     pub controller: ControllerSection,
+    /// The host's I/O scheduler in front of the disk; absent = none (FIFO).
+    #[serde(default)]
+    pub host_queue: Option<HostQueueSection>,
+}
+
+/// `[host_queue]`: the Linux block-layer scheduler the host runs for this disk
+/// (`/sys/block/<dev>/queue/scheduler`) and the drive's queue depth
+/// ([`super::hdd_queue`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostQueueSection {
+    /// `"mq-deadline"` or `"none"` (arrival order).
+    pub scheduler: String,
+    pub writes_starved: u32,
+    pub fifo_batch: u32,
+    pub device_queue_depth: u32,
+}
+
+impl HostQueueSection {
+    /// Validates the section; `None` for the `none` scheduler.
+    pub fn validate(&self, v: &Validator<'_>) -> Result<Option<MqDeadline>, ProfileError> {
+        v.check(
+            "host_queue.scheduler",
+            &self.scheduler,
+            ["mq-deadline", "none"].contains(&self.scheduler.as_str()),
+            "\"mq-deadline\" or \"none\"",
+        )?;
+        v.range("host_queue.writes_starved", self.writes_starved, 0, 1 << 16)?;
+        v.range("host_queue.fifo_batch", self.fifo_batch, 1, 1 << 16)?;
+        v.range(
+            "host_queue.device_queue_depth",
+            self.device_queue_depth,
+            1,
+            1 << 16,
+        )?;
+        Ok((self.scheduler == "mq-deadline").then_some(MqDeadline {
+            writes_starved: self.writes_starved,
+            fifo_batch: self.fifo_batch,
+            device_queue_depth: self.device_queue_depth,
+        }))
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -87,6 +132,10 @@ impl HmSmrHdd {
         let capacity_bytes = z.zone_count as u64 * z.zone_size_mib * MIB;
         let (params, command_ns) =
             validate_mechanics(&v, &p.mechanics, &p.controller, capacity_bytes)?;
+        let sched = match &p.host_queue {
+            Some(q) => q.validate(&v)?,
+            None => None,
+        };
         let zone_size_blocks = z.zone_size_mib * MIB / z.block_bytes as u64;
         let layout = ZoneLayout {
             zone_count: z.zone_count,
@@ -116,7 +165,7 @@ impl HmSmrHdd {
         Ok(Self {
             info,
             zones,
-            core: HddCore::new(&params, command_ns, z.block_bytes),
+            core: HddCore::new(&params, command_ns, z.block_bytes).with_host_queue(sched),
             zone_resets: 0,
             zone_finishes: 0,
         })
@@ -632,6 +681,97 @@ command_us = 100.0
             (a.to_bits(), d.stats(1).counters)
         };
         assert_eq!(run(), run());
+    }
+
+    const QUEUE: &str = r#"
+[host_queue]
+scheduler = "mq-deadline"
+writes_starved = 2
+fifo_batch = 16
+device_queue_depth = 1
+"#;
+
+    #[test]
+    fn host_queue_values_are_checked_by_name() {
+        for (from, to, field) in [
+            ("\"mq-deadline\"", "\"cfq\"", "host_queue.scheduler"),
+            ("fifo_batch = 16", "fifo_batch = 0", "host_queue.fifo_batch"),
+            (
+                "device_queue_depth = 1",
+                "device_queue_depth = 0",
+                "host_queue.device_queue_depth",
+            ),
+        ] {
+            let text = format!("{SMALL}{}", QUEUE.replace(from, to));
+            let err = from_text(&text).err().unwrap();
+            assert!(
+                matches!(err, ProfileError::OutOfRange { field: ref f, .. } if f == field),
+                "{err}"
+            );
+            assert!(err.to_string().contains(field), "{err}");
+        }
+    }
+
+    /// Through the device's commands: eight 1 MiB writes to scattered zones, then
+    /// a 4 KiB read. mq-deadline with a one-deep device queue serves the read
+    /// after the write in service; without a scheduler it waits for all eight.
+    #[test]
+    fn a_read_passes_queued_zone_writes_under_mq_deadline_only() {
+        let read_done = |text: &str| {
+            let mut d = from_text(text).unwrap();
+            let mut last_write = 0;
+            for z in 0..8u64 {
+                let zone_lba = (2 + z * 7) * ZONE;
+                let c = d
+                    .submit(
+                        0,
+                        &Command::Append {
+                            zone_lba,
+                            blocks: 256,
+                        },
+                        Payload::SizeOnly,
+                    )
+                    .unwrap();
+                last_write = c.done_ns;
+            }
+            let r = d
+                .submit(
+                    1,
+                    &Command::Read {
+                        lba: 3 * ZONE,
+                        blocks: 1,
+                    },
+                    Payload::SizeOnly,
+                )
+                .unwrap();
+            (r.done_ns, last_write, d.stats(1).counters)
+        };
+        let (fifo, last_write, counters) = read_done(SMALL);
+        assert!(fifo > last_write);
+        assert!(!counters.contains_key("host_queue_reads"));
+        let (mq, last_write, counters) = read_done(&format!("{SMALL}{QUEUE}"));
+        assert!(
+            mq < last_write / 2,
+            "read done at {mq}, writes at {last_write}"
+        );
+        assert_eq!(counters["host_queue_reads_ahead"], 1);
+        assert_eq!(counters["host_queue_requests_passed"], 7);
+    }
+
+    /// The paper's disk runs Linux's mq-deadline with its defaults over a
+    /// 32-deep NCQ queue; `scheduler = "none"` is the FIFO ablation.
+    #[test]
+    fn the_paper_disk_runs_mq_deadline_with_the_kernels_defaults() {
+        assert_eq!(
+            st14000().core().host_queue().scheduler(),
+            Some(MqDeadline::LINUX_SATA)
+        );
+        let src = find_profile("st14000nm0007").unwrap();
+        let text = src
+            .text
+            .replace("scheduler = \"mq-deadline\"", "scheduler = \"none\"");
+        let d = HmSmrHdd::from_profile(&ProfileSource { text, ..src }).unwrap();
+        assert_eq!(d.core().host_queue().scheduler(), None);
     }
 
     fn st14000() -> HmSmrHdd {

@@ -9,6 +9,7 @@ pub mod conzone;
 pub mod ef_smr;
 pub mod ftl_ssd;
 pub mod hdd;
+pub mod hdd_queue;
 pub mod hdd_write_cache;
 pub mod hm_smr_hdd;
 pub mod ssd_common;

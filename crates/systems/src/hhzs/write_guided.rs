@@ -57,6 +57,14 @@ pub struct WriteGuided {
     /// Off, as in the authors' code: H2Zone's `ZenFS::ComputeCurrentAllocation`
     /// counts every file ZenFS holds in its level's A_i. Measured: not better.
     pub exclude_obsolete: bool,
+    /// Ablation (docs/hhzs.md, "P's rule against H2Zone's"): count a running
+    /// intra-L0 compaction's remaining outputs in L0's demand, as H2Zone's
+    /// `ZenFS::ComputeStorageDemands` does (`storage_demands_[0] =
+    /// total_lvl_generated_[0] - lvl_generated_[0] + wal_sizes_ / sst_size + 1`).
+    /// Off: the paper defines L0's demand as the current number of WAL zones
+    /// (§3.3 step 1). Measured at scale 0.05: HHZS's load 3 % slower, P / B3 on
+    /// W1 no better.
+    pub intra_l0_demand: bool,
     /// Ablation (docs/hhzs.md, "P+M against P"): no capacity migration.
     pub no_capacity_migration: bool,
     /// Ablation: no popularity migration.
@@ -141,9 +149,16 @@ impl WriteGuided {
                 on_ssd[s.level as usize] += s.zones as i64;
             }
         }
+        // L0's demand: the WAL zones (§3.3 step 1); with `intra_l0_demand`, also
+        // what running intra-L0 compactions will still write (H2Zone's count).
+        let intra_l0 = if self.intra_l0_demand {
+            self.demand(0)
+        } else {
+            0
+        };
         let demand_of = |l: u32| {
             if l == 0 {
-                view.wal_zones as i64
+                view.wal_zones as i64 + intra_l0
             } else {
                 self.demand(l)
             }
@@ -385,6 +400,64 @@ mod tests {
             wal_zones,
             ..Default::default()
         }
+    }
+
+    /// The paper: L0's demand is the WAL zones (§3.3 step 1). H2Zone
+    /// `ZenFS::ComputeStorageDemands` also counts a running intra-L0 compaction's
+    /// selected SSTs (less those written) — the `intra_l0_demand` ablation.
+    #[test]
+    fn intra_l0_compactions_count_in_l0s_demand_only_in_the_h2zone_ablation() {
+        // C_ssd = 18: L0 4 SSTs, L1 8, L2 9; 2 WAL zones.
+        // Σ L0 = 6, Σ L1 = 14, Σ L2 = 23 ≥ 18 → t = 2, R = 4.
+        let mut ssts = Vec::new();
+        let mut n = 0;
+        for (level, count) in [(0, 4), (1, 8), (2, 9)] {
+            for _ in 0..count {
+                n += 1;
+                ssts.push(sst(n, level, if level < 2 { 0 } else { 1 }, 0));
+            }
+        }
+        let v = view(ssts, 2, 6);
+        let intra_l0_start = Hint::CompactionStarted {
+            job: 3,
+            inputs: vec![1, 2, 3, 4],
+            output_level: 0,
+            planned_outputs: 1,
+        };
+        // The paper's rule: an intra-L0 compaction does not change L0's demand.
+        let mut paper = WriteGuided::hhzs(false, false);
+        paper.on_hint(0, &intra_l0_start);
+        let t = paper.tiering(&v);
+        assert_eq!((t.level, t.reserved_zones, t.demand_below), (2, 4, 2));
+        // H2Zone's count: Σ L0 = 4 + 2 + 4 = 10, Σ L1 = 18 ≥ 18 → t = 1, R = 8.
+        let mut p = WriteGuided {
+            intra_l0_demand: true,
+            ..WriteGuided::hhzs(false, false)
+        };
+        assert_eq!(p.tiering(&v).reserved_zones, 4);
+        p.on_hint(0, &intra_l0_start);
+        let t = p.tiering(&v);
+        assert_eq!((t.level, t.reserved_zones, t.demand_below), (1, 8, 6));
+        // It writes its one output (demand 3: t = 2, R = 18 − 17 = 1), then ends.
+        p.on_hint(
+            0,
+            &Hint::SstGenerated {
+                job: 3,
+                sst: 50,
+                level: 0,
+                expected_bytes: 0,
+            },
+        );
+        assert_eq!(p.tiering(&v).reserved_zones, 1);
+        p.on_hint(
+            0,
+            &Hint::CompactionFinished {
+                job: 3,
+                outputs: vec![50],
+                output_level: 0,
+            },
+        );
+        assert_eq!(p.tiering(&v).reserved_zones, 4);
     }
 
     #[test]
