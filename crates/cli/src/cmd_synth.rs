@@ -57,6 +57,7 @@ pub fn run(a: SynthArgs) -> Result<(), String> {
                     n.name.to_string(),
                     n.duration_min.to_string(),
                     n.avg_request_kb.to_string(),
+                    format!("{:.1}", n.volume_per_request_bytes() / 1e3),
                     n.avg_krps.to_string(),
                     n.peak_krps.to_string(),
                 ]
@@ -70,6 +71,7 @@ pub fn run(a: SynthArgs) -> Result<(), String> {
                     "trace",
                     "minutes",
                     "avg request KB",
+                    "KB per request (volumes; generated)",
                     "avg KRPS",
                     "peak KRPS"
                 ],

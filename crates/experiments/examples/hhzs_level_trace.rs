@@ -13,7 +13,11 @@
 //! store's own zone allocation — a WAL stream of zones of its own — instead of
 //! ZenFS's zone sharing, `HybridSetup::zenfs = None`) or `finish-threshold-0`
 //! (ZenFS sharing without the authors' `--finish_threshold=7`: zones an L0 SST
-//! nearly filled stay open for WAL files too).
+//! nearly filled stay open for WAL files too) or `ssd-meta-zones` (the SSD keeps 3
+//! of its 20 zones for the authors' ZenFS metadata, `ZENFS_META_ZONES`) or
+//! `arena-64mib` (MemTables switch by RocksDB's arena accounting with blocks of
+//! `write_buffer_size` / 8, RocksDB's default before 6.21: ~496 MiB per MemTable,
+//! L0 flushes that leave 8 % of an SSD zone, `LsmOptions::arena_block_bytes`).
 //! Each line is followed (on stderr) by the SSD's free zones, its zones held per
 //! level by live and by obsolete SSTs, and the policy's tiering state; the end
 //! shows where each level's new SSTs went and why.
@@ -21,7 +25,7 @@
 //! what the paper's ZenFS sized levels by.
 
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
-use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
+use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS, ZENFS_META_ZONES};
 use zonelab_systems::hhzs::WriteGuided;
 use zonelab_systems::lsm::{KvOp, OpSource};
 use zonelab_workloads::ycsb::CoreWorkloadSpec;
@@ -65,13 +69,17 @@ fn main() {
         }
         Some("delete-at-install") => setup.options.defer_obsolete_deletion = false,
         Some("store-allocation") => setup.zenfs = None,
+        Some("ssd-meta-zones") => setup.ssd_zones -= ZENFS_META_ZONES,
+        Some("arena-64mib") => {
+            setup.options.arena_block_bytes = setup.options.write_buffer_bytes / 8
+        }
         Some("finish-threshold-0") => {
             if let Some(z) = setup.zenfs.as_mut() {
                 z.finish_threshold_pct = 0;
             }
         }
         Some(other) => panic!(
-            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete, store-allocation, finish-threshold-0)"
+            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete, store-allocation, finish-threshold-0, ssd-meta-zones, arena-64mib)"
         ),
     }
     let records = (PAPER_RECORDS as f64 * scale) as u64;
@@ -95,6 +103,7 @@ fn main() {
     println!("records  time_s  L0files  L0_GiB  L1_GiB  L2_GiB  L3_GiB  sL0  sL1  sL2  sL3  pending_GiB  oldest_job_s  state  cause  rate_MiBs  running  delayed_s stopped_s intraL0");
     let every = records / lines;
     let (mut delayed, mut stopped, mut intra) = (0.0, 0.0, 0);
+    let (mut flushes, mut flush_bytes, mut wal_bytes) = (0u64, 0u64, 0u64);
     for k in 1..=lines {
         let s = db
             .run_ops(
@@ -108,6 +117,9 @@ fn main() {
         delayed += s.delayed_s;
         stopped += s.stopped_s;
         intra += s.intra_l0_compactions;
+        flushes += s.flushes;
+        flush_bytes += s.flush_bytes;
+        wal_bytes += s.wal_bytes;
         {
             // SSD zones by level, split into live and obsolete-but-pinned SSTs.
             let store = db.storage();
@@ -155,6 +167,25 @@ fn main() {
             delayed,
             stopped,
             intra
+        );
+    }
+    {
+        // How full an L0 flush leaves its SSD zone, and the WAL per MemTable,
+        // over the whole load (a flush of two MemTables; the last may hold one).
+        let mib = |b: f64| b / scale / (1u64 << 20) as f64;
+        let flush_mean = flush_bytes as f64 / flushes.max(1) as f64;
+        // The SSD zone's capacity at this scale, as ZenFS's finish rule sees it.
+        let zone = db.storage().zenfs_zone_limit_bytes(0) as f64
+            * if db.storage().zenfs_sharing().is_some() {
+                1.0
+            } else {
+                scale
+            };
+        println!(
+            "flushes {flushes}, mean L0 flush file {:.1} MiB ({:.1} % of an SSD zone left), WAL {:.1} MiB per flushed MemTable",
+            mib(flush_mean),
+            100.0 * (zone - flush_mean) / zone,
+            mib(wal_bytes as f64 / (2 * flushes).max(1) as f64)
         );
     }
     let store = db.storage();

@@ -11,7 +11,8 @@
 //!
 //! Environment: `ZONELAB_MIOS_SEED` (trace seed, default 1), `ZONELAB_MIOS_SSD_DEPTH`
 //! (MIOS's SSD dispatch depth, default the paper's 1; `none`: no limit),
-//! `ZONELAB_MIOS_NO_READS` (set: drop the trace's reads, an ablation),
+//! `ZONELAB_MIOS_NO_READS` (set: drop the trace's reads, an ablation), `ZONELAB_MIOS_L`
+//! (MIOS's threshold L for a node run; unset: never redirect for the queue),
 //! `ZONELAB_MIOS_TIME_STRETCH` (node mode: arrival times stretched by this factor
 //! from the first arrival — the same requests at a lower byte rate, an ablation).
 //!
@@ -210,7 +211,15 @@ fn main() -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .params;
     let mut hdd = open_device("wd100efax").map_err(|e| e.to_string())?;
-    let l = if a[0] == "fio" { 1 } else { u32::MAX };
+    // L: 1 for fio (§5.4); for a node, `ZONELAB_MIOS_L` (e.g. the run's measured
+    // L, so MIOS_D redirects as in `reproduce mios`), else never (MIOS_D = Baseline).
+    let l = match std::env::var("ZONELAB_MIOS_L") {
+        Ok(v) => v
+            .parse()
+            .map_err(|_| format!("ZONELAB_MIOS_L `{v}`: a number"))?,
+        Err(_) if a[0] == "fio" => 1,
+        Err(_) => u32::MAX,
+    };
     let mut cfg = NodeConfig::paper(policy, l, params, MIOS_LOG_BYTES);
     // MIOS's SSD dispatch depth (default: the paper's 1, `ssd_dispatch`); `none`
     // passes every request to the drive at once (the ablation).

@@ -390,3 +390,41 @@ fn obsolete_inputs_stay_until_every_compaction_started_before_them_ends() {
         }
     }
 }
+
+/// L0 files after `puts` distinct keys and every flush, with options `o`.
+fn l0_files_after(o: &LsmOptions, puts: u64) -> Vec<usize> {
+    let storage = IdealStorage::new(20_000, 1000 * MIB);
+    let mut db = LsmDb::new(o.clone(), storage).unwrap();
+    let mut ops = (0..puts).map(|i| KvOp::Put { key: key(i) });
+    db.run_ops(&mut ops, 0).unwrap();
+    db.wait_for_compactions().unwrap();
+    let v = db.version();
+    v.levels[0]
+        .iter()
+        .map(|&f| v.get(f).unwrap().keys.len())
+        .collect()
+}
+
+#[test]
+fn a_memtable_switches_when_its_last_arena_block_is_three_quarters_used() {
+    // RocksDB's `MemTable::ShouldFlushNow` with 1 MiB MemTables and 128 KiB arena
+    // blocks (RocksDB's default before 6.21, write_buffer_size / 8): 1,051 arena
+    // bytes per entry, one entry in the 2 KiB inline block, 124 in each of 7
+    // blocks, and the switch when fewer than 32 KiB of the eighth block are left,
+    // after 94 more: 963 entries (96.5 % of the buffer). Two MemTables are merged
+    // per flush (min_write_buffer_number_to_merge 2).
+    let mut o = small_options();
+    assert_eq!(o.write_buffer_bytes, MIB);
+    o.arena_block_bytes = 128 * KIB;
+    let per_memtable = 1 + 7 * 124 + 94;
+    assert!(l0_files_after(&o, 2 * per_memtable - 1).is_empty());
+    assert_eq!(
+        l0_files_after(&o, 2 * per_memtable),
+        vec![2 * per_memtable as usize]
+    );
+    // The model's rule (arena_block_bytes 0): the switch when the entries reach
+    // the buffer, after ceil(1 MiB / 1,051 B) = 998.
+    o.arena_block_bytes = 0;
+    assert!(l0_files_after(&o, 2 * per_memtable).is_empty());
+    assert_eq!(l0_files_after(&o, 2 * 998), vec![2 * 998]);
+}

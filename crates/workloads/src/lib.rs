@@ -7,6 +7,8 @@
 //!   fio-like file jobs (files, random / sequential writes, fsync, hints).
 //! - [`pangu`]: Pangu-like traces with the published characteristics of MIOS
 //!   Table 1 (the real traces are private).
+//! - [`pangu_stats`]: what a Pangu-like trace looks like in Table 1's terms
+//!   (volumes, rates, size mix, bursts), for calibrating the generator.
 //! - [`synth`]: look-alike traces with the published characteristics of the MSR
 //!   Cambridge traces (MU-RMW Table I).
 //! - [`trace`]: streaming readers for recorded block traces (MSR Cambridge / SNIA
@@ -21,6 +23,7 @@ pub mod files;
 pub mod job;
 pub mod pangu;
 pub mod pangu_rates;
+pub mod pangu_stats;
 pub mod synth;
 pub mod trace;
 pub mod ycsb;

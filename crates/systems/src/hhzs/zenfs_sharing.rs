@@ -155,8 +155,9 @@ impl ZoneFileStore {
         self.zenfs_stats
     }
 
-    /// The capacity ZenFS's rules see in a zone of device `d`.
-    pub(super) fn zenfs_zone_limit_bytes(&self, d: usize) -> u64 {
+    /// The capacity ZenFS's rules see in a zone of device `d` (the zone's capacity
+    /// with sharing off).
+    pub fn zenfs_zone_limit_bytes(&self, d: usize) -> u64 {
         let dev = &self.devices[d];
         let cap = dev.zones.first().map_or(0, |z| z.capacity_bytes);
         match self.zenfs {

@@ -157,7 +157,7 @@ impl<S: LsmStorage> LsmDb<S> {
             cache: BlockCache::new(o.block_cache_bytes, o.block_cache_shard_bits),
             wc: WriteController::new(&o),
             version: Version::new(levels),
-            active: MemTable::new(wal),
+            active: MemTable::new(wal, o.arena_block_bytes_effective()),
             imm: Vec::new(),
             next_file_no: 2,
             next_job: 1,
@@ -557,7 +557,9 @@ impl<S: LsmStorage> LsmDb<S> {
             key,
             self.o.key_bytes + self.o.value_bytes + ENTRY_OVERHEAD_BYTES,
         );
-        if self.active.arena_bytes >= self.o.write_buffer_bytes {
+        // `MemTable::UpdateFlushState` → `ShouldFlushNow` after each insert; the
+        // switch follows at the next write (`ScheduleFlushes` in `PreprocessWrite`).
+        if self.active.should_switch(self.o.write_buffer_bytes) {
             done = done.max(self.switch_memtable(now)?);
         }
         self.client.time = done + self.o.cpu.put_ns;
@@ -718,7 +720,10 @@ impl<S: LsmStorage> LsmDb<S> {
         let wal = self.new_file_no();
         self.storage.create(now, wal, FileKind::Wal)?;
         self.wal_files.push((wal, 0));
-        let full = std::mem::replace(&mut self.active, MemTable::new(wal));
+        let full = std::mem::replace(
+            &mut self.active,
+            MemTable::new(wal, self.o.arena_block_bytes_effective()),
+        );
         self.imm.push(Immutable {
             mem: full,
             flushing: false,

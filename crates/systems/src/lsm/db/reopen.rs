@@ -64,7 +64,7 @@ impl<S: LsmStorage> LsmDb<S> {
             .map(|m: Immutable| m.mem)
             .chain(std::iter::once(std::mem::replace(
                 &mut self.active,
-                MemTable::new(0),
+                MemTable::new(0, self.o.arena_block_bytes_effective()),
             )))
             .collect();
         let mut t = now;
@@ -77,7 +77,7 @@ impl<S: LsmStorage> LsmDb<S> {
         let wal = self.new_file_no();
         self.storage.create(t, wal, FileKind::Wal)?;
         self.wal_files = vec![(wal, 0)];
-        self.active = MemTable::new(wal);
+        self.active = MemTable::new(wal, self.o.arena_block_bytes_effective());
         self.wal_buffer_bytes = 0;
         self.flush_requested = false;
         self.wal_getting_flushed = None;
