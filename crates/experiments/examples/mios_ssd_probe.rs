@@ -12,7 +12,9 @@
 //! Environment: `ZONELAB_MIOS_SEED` (trace seed, default 1), `ZONELAB_MIOS_SSD_DEPTH`
 //! (MIOS's SSD dispatch depth, default the paper's 1; `none`: no limit),
 //! `ZONELAB_MIOS_NO_READS` (set: drop the trace's reads, an ablation), `ZONELAB_MIOS_L`
-//! (MIOS's threshold L for a node run; unset: never redirect for the queue).
+//! (MIOS's threshold L for a node run; unset: never redirect for the queue),
+//! `ZONELAB_MIOS_TIME_STRETCH` (node mode: arrival times stretched by this factor
+//! from the first arrival — the same requests at a lower byte rate, an ablation).
 //!
 //! `append` ages the SSD as `reproduce mios` does (sequential fill, then one
 //! capacity of the traces' chunk-file appends); `seq` only fills it sequentially.
@@ -176,6 +178,17 @@ fn main() -> Result<(), String> {
             // Ablation: without the trace's reads (what the SSD FIFO waits behind).
             if std::env::var("ZONELAB_MIOS_NO_READS").is_ok() {
                 reqs.retain(|q| q.op != UserOp::Read);
+            }
+            // Ablation: the same requests at a lower byte rate (arrival times
+            // stretched by this factor from the first arrival).
+            if let Ok(k) = std::env::var("ZONELAB_MIOS_TIME_STRETCH") {
+                let k: f64 = k
+                    .parse()
+                    .map_err(|_| "ZONELAB_MIOS_TIME_STRETCH: a number")?;
+                let t0 = reqs.first().map_or(0, |q| q.arrival_ns);
+                for q in &mut reqs {
+                    q.arrival_ns = t0 + ((q.arrival_ns - t0) as f64 * k) as Ns;
+                }
             }
             reqs
         }

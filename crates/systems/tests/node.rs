@@ -403,17 +403,73 @@ fn served_latencies_split_the_writes_by_device() {
 }
 
 #[test]
-fn line_4_redirects_only_writes_arriving_in_a_fast_stage() {
+fn line_4_redirects_only_writes_arriving_predicted_f() {
     // With L never exceeded, MIOS_E redirects only on line 4 (predicted F), so
-    // at most the writes that arrive while BCW is in a Fast stage go to the HDD;
-    // the Baseline has no BCW and counts none.
+    // at most the writes that arrive while BCW is in a Fast stage or in a Mid
+    // stage right after an F-latency write go to the HDD; the Baseline has no BCW
+    // and counts none.
     let r = run(Policy::MiosE, u32::MAX);
     assert!(r.hdd_user_write_requests > 0);
     assert!(
-        r.hdd_user_write_requests <= r.writes_arriving_in_fast_stage,
-        "{} redirected, {} arrived in a Fast stage",
+        r.hdd_user_write_requests
+            <= r.writes_arriving_in_fast_stage + r.writes_arriving_fast_in_mid_stage,
+        "{} redirected, {} arrived in a Fast stage, {} in a Mid stage's F state",
         r.hdd_user_write_requests,
-        r.writes_arriving_in_fast_stage
+        r.writes_arriving_in_fast_stage,
+        r.writes_arriving_fast_in_mid_stage
     );
-    assert_eq!(run(Policy::SsdOnly, 1).writes_arriving_in_fast_stage, 0);
+    let b = run(Policy::SsdOnly, 1);
+    assert_eq!(
+        b.writes_arriving_in_fast_stage + b.writes_arriving_fast_in_mid_stage,
+        0
+    );
+}
+
+/// 64 KiB writes every `gap_ns` for `n` writes: a steady stream slower than
+/// the platter, so BCW's PF-padded Mid stages show the model drive's F state
+/// once a flush batch is on the platter (S M…M F…F S).
+fn steady_64k_writes(n: u64, gap_ns: u64) -> Vec<UserRequest> {
+    sparse_writes(n, gap_ns)
+}
+
+#[test]
+fn mios_e_redirects_writes_arriving_in_the_f_state_of_a_mid_stage_at_about_l_f() {
+    // Issue #21, fifth pass. §4.2: PF "is used to fill the F and M states"; the
+    // predictor predicts from the last write's state (Algorithm 1), so after an
+    // F-latency PF in a Mid stage MIOS_E's line 4 takes the user writes that fit
+    // the stage's W_m, at F latency (waiting at most for the PF in flight: "a
+    // small PF can minimize the waiting time of user requests"), and none meets
+    // S. The fourth pass's predictor (the ablation) keeps every Mid-stage write
+    // on the SSD, so it redirects little more than the Fast stages' W_f. Fails on
+    // the old code (its share is the ablation's).
+    let reqs = steady_64k_writes(2_000, 1_000_000);
+    let p = params();
+    let run_with = |fast_after_mid: bool| {
+        let mut ssd = open_device("ssd-960evo").unwrap();
+        let mut hdd = open_device("wd100efax").unwrap();
+        let mut cfg = NodeConfig::paper(Policy::MiosE, u32::MAX, p, 64 * GIB);
+        cfg.predict_fast_after_mid = fast_after_mid;
+        run_node(ssd.as_mut(), hdd.as_mut(), &reqs, &cfg).unwrap()
+    };
+    let (now, old) = (run_with(true), run_with(false));
+    assert!(now.writes_arriving_fast_in_mid_stage > 0);
+    assert_eq!(old.writes_arriving_fast_in_mid_stage, 0);
+    assert!(
+        now.hdd_user_write_requests > old.hdd_user_write_requests * 3 / 2,
+        "redirected {} (ablation {}) of 2000",
+        now.hdd_user_write_requests,
+        old.hdd_user_write_requests
+    );
+    assert!(now.hdd_padding_bytes > 0, "the Mid stages are still padded");
+    let c = &now.hdd_user_write_confusion;
+    assert_eq!(c[0][2] + c[1][2], 0, "a redirected write met S: {c:?}");
+    // About L_f: the Fast stage's writes at L_f, the Mid stage's after at most
+    // the PF in flight (4 KiB: 37.5 us at F, 55 us at M; measured mean 231 us).
+    let f = &now.hdd_user_write_latency_by_state[0];
+    assert!(
+        f.mean_ns < 1.4 * p.l_f_ns as f64,
+        "writes predicted F: mean {} ns, L_f {} ns",
+        f.mean_ns,
+        p.l_f_ns
+    );
 }

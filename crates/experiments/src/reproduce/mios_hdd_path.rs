@@ -29,7 +29,7 @@ pub(super) fn hdd_path_note(label: &str, r: &NodeResult) -> String {
     let stage_total = r.bcw_stage_time_ns.iter().sum::<u64>().max(1) as f64;
     let stage = |i: usize| r.bcw_stage_time_ns[i] as f64 * 100.0 / stage_total;
     format!(
-        "{label}: HDD user writes waited for the HDD mean / p99 / max {:.0} / {:.0} / {:.0} us; by observed state count / mean us: F {} / {:.0}, M {} / {:.0}, S {} / {:.0} (predicted F but observed S: {}); share of summed write latency: SSD {:.1}%, HDD F {:.1}%, M {:.1}%, S {:.1}%; BCW time in the Fast stage {:.1}%, Mid stages {:.1}%, Slow phases {:.1}%, syncs {:.1}%; writes arriving in a Fast stage {:.1}%, redirected {:.1}%; p99 / p99.9 of the writes the SSD served {:.0} / {:.0} us ({}), the HDD served {:.0} / {:.0} us ({}).",
+        "{label}: HDD user writes waited for the HDD mean / p99 / max {:.0} / {:.0} / {:.0} us; by observed state count / mean us: F {} / {:.0}, M {} / {:.0}, S {} / {:.0} (predicted F but observed S: {}); share of summed write latency: SSD {:.1}%, HDD F {:.1}%, M {:.1}%, S {:.1}%; BCW time in the Fast stage {:.1}%, Mid stages {:.1}%, Slow phases {:.1}%, syncs {:.1}%; writes arriving in a Fast stage {:.1}%, in a Mid stage after an F-latency write {:.1}%, redirected {:.1}%; p99 / p99.9 of the writes the SSD served {:.0} / {:.0} us ({}), the HDD served {:.0} / {:.0} us ({}).",
         w.mean_ns / 1e3,
         w.p99_ns as f64 / 1e3,
         w.max_ns as f64 / 1e3,
@@ -49,6 +49,7 @@ pub(super) fn hdd_path_note(label: &str, r: &NodeResult) -> String {
         stage(2),
         stage(3),
         r.writes_arriving_in_fast_stage as f64 * 100.0 / r.writes.max(1) as f64,
+        r.writes_arriving_fast_in_mid_stage as f64 * 100.0 / r.writes.max(1) as f64,
         r.hdd_user_write_requests as f64 * 100.0 / r.writes.max(1) as f64,
         r.ssd_served_write_latency.p99_ns as f64 / 1e3,
         r.ssd_served_write_latency.p999_ns as f64 / 1e3,

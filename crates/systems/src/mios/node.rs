@@ -21,14 +21,19 @@
 //! - **User writes never wait behind padding, a sync or a read.** Steering
 //!   (Algorithm 3) sends a write only while `flagHDD` is on and it is predicted F or
 //!   M after the writes ahead of it, and padding or a sync start only when no user
-//!   write waits. MIOS_E's l(t) ≤ L branch (line 4) also never queues a write
-//!   behind another user write: it redirects only to an idle HDD, so the write
-//!   sees L_f (§4.3: "we only redirect user requests to leverage the F write
-//!   state"); only line 2 (l(t) > L, the SSD congested) may queue.
+//!   write waits (a write may wait for the one PF or PS in flight). MIOS_E's
+//!   l(t) ≤ L branch (line 4) takes a write predicted F after the writes queued
+//!   ahead (§4.3: "we only redirect user requests to leverage the F write state");
+//!   `line4_only_to_idle_hdd` (the third pass) is an ablation.
 //! - **Write states** of completed writes come from their size and latency
-//!   (`ProfiledParams::classify_write`), and only a sync leads the predictor into F
-//!   (Fig. 5): a sequence is one Fast stage of user writes, then `loop_max` M/S
-//!   pairs (PF/PS padding when idle), then a sync. Should the head of the HDD queue still be predicted S when its turn
+//!   (`ProfiledParams::classify_write`), and only a sync leads the predictor into
+//!   the Fast stage (Fig. 5): a sequence is one Fast stage of user writes, then
+//!   `loop_max` M/S pairs (PF padding through each Mid stage when idle, PS through
+//!   each Slow phase), then a sync. Inside a Mid stage a write that showed F
+//!   latency makes the next predicted F while it fits the stage's W_m (Algorithm 1
+//!   predicts from the last write's state; `predictor.rs`, issue #21's fifth
+//!   pass), so line 4 also takes writes arriving then; PF fills the Mid stage in
+//!   its F and M states alike (§4.2). Should the head of the HDD queue still be predicted S when its turn
 //!   comes (the buffer filled earlier than predicted), the queue goes back to the SSD
 //!   and BCW pads through the S stage (§4.2: "all incoming user requests have to be
 //!   steered to other storage devices"). A read of data in the HDD log suspends BCW
@@ -116,6 +121,10 @@ pub struct NodeConfig {
     /// idle HDD (issue #21's third pass). `false` (the paper): line 4 as written,
     /// every write predicted F after the writes queued ahead of it.
     pub line4_only_to_idle_hdd: bool,
+    /// The write-state predictor predicts F after a write that showed F latency
+    /// inside a Mid stage, within the stage's W_m (`predictor.rs`, issue #21's
+    /// fifth pass). `false`: the fourth pass's predictor (M there), the ablation.
+    pub predict_fast_after_mid: bool,
 }
 
 impl NodeConfig {
@@ -137,6 +146,7 @@ impl NodeConfig {
             gc_threshold: 0.7,
             ssd_dispatch_depth: Some(PAPER_SSD_DISPATCH_DEPTH),
             line4_only_to_idle_hdd: false,
+            predict_fast_after_mid: true,
         }
     }
 }
@@ -239,6 +249,10 @@ pub struct NodeResult {
     /// User writes that arrived while BCW was in a Fast stage taking user writes
     /// (flagHDD on, predictor in F): the most line 4 of Algorithm 3 can redirect.
     pub writes_arriving_in_fast_stage: u64,
+    /// User writes that arrived in a Mid stage right after a write that showed F
+    /// latency (flagHDD on): line 4 may redirect these too (`predictor.rs`,
+    /// issue #21's fifth pass).
+    pub writes_arriving_fast_in_mid_stage: u64,
     /// Per SSD queue length at arrival (as `ssd_queue_length_counts`): the SSD
     /// writes that saw it and their summed latency (ns), for the threshold L
     /// (`ssd_threshold::threshold_from_run`).
@@ -385,7 +399,8 @@ impl<'a> Node<'a> {
             hdd_bb,
             ssd_blocks,
             home_blocks,
-            predictor: WritePredictor::from_params(&cfg.params),
+            predictor: WritePredictor::from_params(&cfg.params)
+                .with_fast_after_mid(cfg.predict_fast_after_mid),
             flag_hdd: cfg.policy.uses_bcw() || matches!(cfg.policy, Policy::Swr { .. }),
             hdd_queue: VecDeque::new(),
             hdd_queued_bytes: 0,
@@ -457,6 +472,7 @@ impl<'a> Node<'a> {
                 bcw_stage_time_ns: [0; 4],
                 writes_sent_back: 0,
                 writes_arriving_in_fast_stage: 0,
+                writes_arriving_fast_in_mid_stage: 0,
                 ssd_writes_by_queue_length: Vec::new(),
                 ssd_write_latency_sum_by_queue_length_ns: Vec::new(),
                 duration_ns: 0,
@@ -571,6 +587,13 @@ impl<'a> Node<'a> {
             && self.predictor.state() == WriteState::F
         {
             self.r.writes_arriving_in_fast_stage += 1;
+        }
+        if self.cfg.policy.uses_bcw()
+            && self.flag_hdd
+            && !self.slow_phase
+            && self.predictor.fast_in_mid_stage()
+        {
+            self.r.writes_arriving_fast_in_mid_stage += 1;
         }
         if self.steer_to_hdd(l, q.size_bytes) {
             self.hdd_queue.push_back(i);
@@ -827,8 +850,12 @@ impl<'a> Node<'a> {
             let predicted = self.predictor.predict(ps);
             return self.hdd_log_write(now, ps, HddOp::Padding { bytes: ps }, predicted);
         }
-        if self.predictor.predict(pf) == WriteState::M {
-            let predicted = WriteState::M;
+        // PF fills the Mid stage, in its M and its F states alike (§4.2: PF "is used
+        // to fill the F and M states"), never the Fast stage ("unnecessary to
+        // proactively fill padded writes in the Fast state before ADW exceeds W_f").
+        let mid_stage = self.predictor.state() != WriteState::F;
+        if mid_stage && self.predictor.predict(pf) != WriteState::S {
+            let predicted = self.predictor.predict(pf);
             return self.hdd_log_write(now, pf, HddOp::Padding { bytes: pf }, predicted);
         }
         Ok(()) // F: no padding needed (§4.2)

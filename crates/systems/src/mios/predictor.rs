@@ -6,9 +6,10 @@
 //! *available* (A) while `ADW + size < W` for the current stage (W_f in F, W_m in
 //! M), else *unavailable* (U) — the five nodes of Fig. 5: F/A, F/U, M/A, M/U, S.
 //!
-//! **Prediction** ([`WritePredictor::predict`]) is Algorithm 1, exactly:
+//! **Prediction** ([`WritePredictor::predict`]) is Algorithm 1:
 //! in F, `F` if `ADW + size < W_f` else `S`; in M, `M` if `ADW + size < W_m` else
-//! `S`; in S, `M`. Note the strict `<`: with W_f measured as the bytes of the Fast
+//! `S`; in S, `M` (and in M, `F` after an F-latency write: "F latency inside a
+//! Mid stage" below). Note the strict `<`: with W_f measured as the bytes of the Fast
 //! stage (n writes of `size`), the n-th (last) fast write is predicted S. That is
 //! one miss per Fast or Mid stage — the source of the paper's 99.5% / 98.1%.
 //!
@@ -29,6 +30,19 @@
 //!   and user writes then meet S unpredicted (issue #21, third pass: ~1,000 per
 //!   node-B run at scale 0.1, each ~7 ms);
 //! - S: `ADW = 0` (BCW "resets the ADW" after the slow write), state S.
+//!
+//! **F latency inside a Mid stage** (issue #21, fifth pass). Algorithm 1's input
+//! is "the last write state", the state the last write's latency showed. When
+//! that was F inside a Mid stage — the flush batch that began at the stage's S is
+//! on the platter and the buffer took the write without waiting — the next write
+//! is predicted F while it still fits the stage's budget (`ADW + size < W_m`),
+//! and S once it does not, as for any write of the stage. The budget stays the
+//! Mid stage's: the S that opened the stage started a batch of W_m bytes, so the
+//! room left is W_m minus what was written since (ADW); the Fast stage's W_f (as
+//! issue #6 restarted it) overstates it, and user writes then met S. The buffer
+//! state is the stage's (M/A or M/U, Fig. 5); only the predicted latency class
+//! follows the last write. `fast_after_mid: false` is the fourth pass's
+//! predictor (an F-latency write in a Mid stage still predicts M), the ablation.
 //!
 //! [`WritePredictor::sync`] returns to F/A with `ADW = 0` (the sync empties the
 //! buffer); it is the only way into F.
@@ -68,6 +82,10 @@ pub struct WritePredictor {
     w_m_bytes: u64,
     state: WriteState,
     adw_bytes: u64,
+    /// The last write showed F latency inside a Mid stage (module docs).
+    last_fast_in_mid: bool,
+    /// Predict F after such a write (the fifth pass); `false`: the ablation.
+    fast_after_mid: bool,
 }
 
 impl WritePredictor {
@@ -78,7 +96,16 @@ impl WritePredictor {
             w_m_bytes,
             state: WriteState::F,
             adw_bytes: 0,
+            last_fast_in_mid: false,
+            fast_after_mid: true,
         }
+    }
+
+    /// Whether an F-latency write inside a Mid stage makes the next write
+    /// predicted F (module docs; `true` by default, `false` the ablation).
+    pub fn with_fast_after_mid(mut self, on: bool) -> Self {
+        self.fast_after_mid = on;
+        self
     }
 
     /// With the W_f and W_m of a profile.
@@ -94,7 +121,11 @@ impl WritePredictor {
             }
             WriteState::F => WriteState::S,
             WriteState::M if self.adw_bytes.saturating_add(size_bytes) < self.w_m_bytes => {
-                WriteState::M
+                if self.last_fast_in_mid && self.fast_after_mid {
+                    WriteState::F
+                } else {
+                    WriteState::M
+                }
             }
             WriteState::M => WriteState::S,
             WriteState::S => WriteState::M,
@@ -104,6 +135,8 @@ impl WritePredictor {
     /// Updates the state and ADW with a completed write's actual state (from its
     /// measured latency) and size (module docs).
     pub fn observe(&mut self, actual: WriteState, size_bytes: u64) {
+        self.last_fast_in_mid =
+            actual == WriteState::F && matches!(self.state, WriteState::M | WriteState::S);
         // Only a sync leads into F (Fig. 5): room in the buffer after M or S is M/A.
         let actual = match (actual, self.state) {
             (WriteState::F, WriteState::M | WriteState::S) => WriteState::M,
@@ -121,6 +154,13 @@ impl WritePredictor {
     pub fn sync(&mut self) {
         self.state = WriteState::F;
         self.adw_bytes = 0;
+        self.last_fast_in_mid = false;
+    }
+
+    /// The last write showed F latency inside a Mid stage and the next is
+    /// predicted F while it fits the stage (module docs).
+    pub fn fast_in_mid_stage(&self) -> bool {
+        self.last_fast_in_mid && self.fast_after_mid
     }
 
     /// State of the last write (F after a sync).
@@ -441,6 +481,46 @@ mod tests {
         assert_eq!((w.state(), w.adw_bytes()), (M, K));
         w.sync();
         assert_eq!((w.state(), w.predict(K)), (F, F));
+    }
+
+    #[test]
+    fn f_latency_in_a_mid_stage_predicts_f_within_the_stages_w_m() {
+        // Issue #21, fifth pass: Algorithm 1 predicts from the last write's state.
+        // After S, an M write then an F-latency one (the batch is on the platter,
+        // the buffer had room): the next predicted F while ADW + size < W_m (the
+        // Mid stage's budget, not W_f), S once it is not. Fails on the fourth
+        // pass's predictor, which predicts M here.
+        let mut w = WritePredictor::new(4 * K, 3 * K);
+        w.observe(S, K);
+        w.observe(M, K);
+        assert_eq!(w.predict(K), M);
+        w.observe(F, K);
+        assert_eq!(
+            (w.state(), w.adw_bytes()),
+            (M, 2 * K),
+            "still the Mid stage"
+        );
+        assert_eq!(w.diagram_state(K), DiagramState::MU);
+        assert_eq!(w.predict(K / 2), F, "fits W_m: F");
+        assert_eq!(w.predict(K), S, "2 + 1 writes reach W_m = 3: S");
+        // An M-latency write ends it: M again.
+        let mut m = WritePredictor::new(4 * K, 8 * K);
+        m.observe(S, K);
+        m.observe(F, K);
+        assert_eq!(m.predict(K), F);
+        m.observe(M, K);
+        assert_eq!(m.predict(K), M);
+        // The ablation keeps the fourth pass's M.
+        let mut a = WritePredictor::new(4 * K, 8 * K).with_fast_after_mid(false);
+        a.observe(S, K);
+        a.observe(F, K);
+        assert_eq!(a.predict(K), M);
+        // A sync clears it (F/A as always).
+        m.observe(F, K);
+        m.sync();
+        assert_eq!((m.state(), m.predict(K)), (F, F));
+        m.observe(F, K);
+        assert_eq!(m.predict(K), F);
     }
 
     #[test]
