@@ -592,6 +592,27 @@ impl DiskMechanics {
 
     /// Positioning time from the current track to `track`.
     #[inline]
+    /// Counts one positioning (seek and/or head switch, then rotational wait).
+    fn count_positioning(&mut self, seeked: bool, head_switched: bool, seek_ns: Ns, wait_ns: Ns) {
+        let c = &mut self.counters;
+        if seeked {
+            c.seeks += 1;
+            c.seek_ns += seek_ns;
+        }
+        if head_switched {
+            c.head_switches += 1;
+        }
+        c.rotational_wait_ns += wait_ns;
+    }
+
+    /// Counts one access's media transfer.
+    fn count_transfer(&mut self, track_switches: u64, xfer_ns: Ns) {
+        let c = &mut self.counters;
+        c.accesses += 1;
+        c.track_switches += track_switches;
+        c.transfer_ns += xfer_ns;
+    }
+
     fn position_ns(&self, track: u64) -> (Ns, bool, bool) {
         self.position_from_ns(self.head_track, track)
     }
@@ -666,18 +687,8 @@ impl DiskMechanics {
         let shift = media_done - slot_ns + resume_ns;
         self.actuator.push_back(shift, busy);
         self.stream_end_ns += shift;
-        let c = &mut self.counters;
-        if seeked {
-            c.seeks += 1;
-            c.seek_ns += position;
-        }
-        if head_switched {
-            c.head_switches += 1;
-        }
-        c.rotational_wait_ns += wait;
-        c.accesses += 1;
-        c.track_switches += switches;
-        c.transfer_ns += xfer_ns;
+        self.count_positioning(seeked, head_switched, position, wait);
+        self.count_transfer(switches, xfer_ns);
         let access = DiskAccess {
             start_ns: start,
             media_start_ns: media_start,
@@ -729,15 +740,7 @@ impl DiskMechanics {
             let media_start = arrive + wait;
             let media_done = media_start + xfer_ns;
             self.actuator.reserve(start, media_done - start);
-            let c = &mut self.counters;
-            if seeked {
-                c.seeks += 1;
-                c.seek_ns += position;
-            }
-            if head_switched {
-                c.head_switches += 1;
-            }
-            c.rotational_wait_ns += wait;
+            self.count_positioning(seeked, head_switched, position, wait);
             DiskAccess {
                 start_ns: start,
                 media_start_ns: media_start,
@@ -748,9 +751,7 @@ impl DiskMechanics {
                 streamed: false,
             }
         };
-        self.counters.accesses += 1;
-        self.counters.track_switches += switches;
-        self.counters.transfer_ns += xfer_ns;
+        self.count_transfer(switches, xfer_ns);
         self.head_track = end_track;
         self.stream_end_offset = offset_bytes + len_bytes;
         self.stream_end_ns = access.media_done_ns;
