@@ -592,6 +592,16 @@ impl DiskMechanics {
 
     /// Positioning time from the current track to `track`.
     #[inline]
+    /// The head arrives over the track at `arrive_ns`: waits for the sector to come
+    /// round, then transfers. Returns (rotational wait, media start, media done).
+    fn rotate_and_transfer(&self, arrive_ns: Ns, pos: TrackPos, xfer_ns: Ns) -> (Ns, Ns, Ns) {
+        let rotation = self.geometry.rotation_ns;
+        let phase = self.geometry.phase_ns(pos);
+        let wait = (phase + rotation - arrive_ns % rotation) % rotation;
+        let media_start = arrive_ns + wait;
+        (wait, media_start, media_start + xfer_ns)
+    }
+
     /// Counts one positioning (seek and/or head switch, then rotational wait).
     fn count_positioning(&mut self, seeked: bool, head_switched: bool, seek_ns: Ns, wait_ns: Ns) {
         let c = &mut self.counters;
@@ -676,11 +686,8 @@ impl DiskMechanics {
         let rotation = self.geometry.rotation_ns;
         let start = ready_ns.max(slot_ns);
         let (position, seeked, head_switched) = self.position_from_ns(from_track, pos.track);
-        let arrive = start + position;
-        let phase = self.geometry.phase_ns(pos);
-        let wait = (phase + rotation - arrive % rotation) % rotation;
-        let media_start = arrive + wait;
-        let media_done = media_start + xfer_ns;
+        let (wait, media_start, media_done) =
+            self.rotate_and_transfer(start + position, pos, xfer_ns);
         let resume_ns = resumes_stream_at_track
             .map_or(0, |t| self.position_from_ns(end_track, t).0 + rotation / 2);
         let busy = media_done - start + resume_ns;
@@ -734,11 +741,8 @@ impl DiskMechanics {
         } else {
             let start = ready_ns.max(self.actuator.free_at_ns());
             let (position, seeked, head_switched) = self.position_ns(pos.track);
-            let arrive = start + position;
-            let phase = self.geometry.phase_ns(pos);
-            let wait = (phase + rotation - arrive % rotation) % rotation;
-            let media_start = arrive + wait;
-            let media_done = media_start + xfer_ns;
+            let (wait, media_start, media_done) =
+                self.rotate_and_transfer(start + position, pos, xfer_ns);
             self.actuator.reserve(start, media_done - start);
             self.count_positioning(seeked, head_switched, position, wait);
             DiskAccess {
