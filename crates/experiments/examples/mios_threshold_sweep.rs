@@ -10,6 +10,8 @@
 //!
 //! `load_k`: arrival times divided by k from the first arrival (the same requests at
 //! k times the rate, as `reproduce mios`'s load sweep; default 1).
+//! `ZONELAB_MIOS_LOOP_MAX` (ablation): mid/slow pairs per BCW sequence before its
+//! sync (default the paper's 10, §5.1).
 
 use zonelab_devices::open_device;
 use zonelab_engine::KIB;
@@ -76,13 +78,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         base.ssd_write_bytes as f64 / 1e9,
         base.write_latency.mean_ns / 1e3
     );
-    println!("L\tbase_arr_above_L_pct\tmiosd_arr_above_L_pct\tredir_writes\tredir_writes_pct\tredir_gb\tredir_bytes_pct\tredir_mean_kib\tpadding_gb\tsyncs\tfast_pct\tmid_pct\tslow_pct\tsync_pct\tavg_us\tp99_us");
+    println!("L\tbase_arr_above_L_pct\tmiosd_arr_above_L_pct\tredir_writes\tredir_writes_pct\tredir_gb\tredir_bytes_pct\tredir_mean_kib\tpadding_gb\tsyncs\tfast_pct\tmid_pct\tslow_pct\tsync_pct\tavg_us\tp99_us\tkept_sync\tkept_slow\tkept_pred_s\tkept_other");
+    let loop_max: Option<u32> = match std::env::var("ZONELAB_MIOS_LOOP_MAX") {
+        Ok(v) => Some(
+            v.parse()
+                .map_err(|_| format!("bad ZONELAB_MIOS_LOOP_MAX '{v}'"))?,
+        ),
+        Err(_) => None,
+    };
     for &l in &ls {
-        let r = run(&NodeConfig::paper(Policy::MiosD, l, params, MIOS_LOG_BYTES))?;
+        let mut cfg = NodeConfig::paper(Policy::MiosD, l, params, MIOS_LOG_BYTES);
+        if let Some(n) = loop_max {
+            cfg.loop_max = n;
+        }
+        let r = run(&cfg)?;
         let t: u64 = r.bcw_stage_time_ns.iter().sum::<u64>().max(1);
         let st = |i: usize| 100.0 * r.bcw_stage_time_ns[i] as f64 / t as f64;
         println!(
-            "{l}\t{:.2}\t{:.2}\t{}\t{:.2}\t{:.3}\t{:.2}\t{:.1}\t{:.2}\t{}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}",
+            "{l}\t{:.2}\t{:.2}\t{}\t{:.2}\t{:.3}\t{:.2}\t{:.1}\t{:.2}\t{}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{}\t{}\t{}\t{}",
             share_above(&base, l),
             share_above(&r, l),
             r.hdd_user_write_requests,
@@ -97,7 +110,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             st(2),
             st(3),
             r.write_latency.mean_ns / 1e3,
-            r.write_latency.p99_ns as f64 / 1e3
+            r.write_latency.p99_ns as f64 / 1e3,
+            r.congested_writes_kept_on_ssd[0],
+            r.congested_writes_kept_on_ssd[1],
+            r.congested_writes_kept_on_ssd[2],
+            r.congested_writes_kept_on_ssd[3]
         );
     }
     Ok(())
