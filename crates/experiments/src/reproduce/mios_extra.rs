@@ -37,6 +37,12 @@ pub(super) const FIG13_HDDS: [&str; 5] = [
 /// of `FIG13_HDDS`.
 pub(super) const PAPER_TABLE4_HDDS: [&str; 3] = [HDD_10TB, "wd40ezrz", "st4000dm004"];
 
+/// Share (%) of BCW's time in stage `i` (Fast, Mid, Slow, sync).
+fn stage_pct(r: &NodeResult, i: usize) -> f64 {
+    let total: u64 = r.bcw_stage_time_ns.iter().sum();
+    100.0 * r.bcw_stage_time_ns[i] as f64 / total.max(1) as f64
+}
+
 /// Largest over smallest minus one (%) of `values`; NaN when one is not positive.
 pub(super) fn spread_pct(values: &[f64]) -> f64 {
     let (lo, hi) = values
@@ -498,7 +504,7 @@ pub(super) fn extra(
     ));
     for (name, r, p) in &drives {
         notes.push(format!(
-            "Fig. 13 / Table 4 (node B, MIOS_D, {name}: L_f {:.0} us, L_m {:.0} us, L_s {:.1} ms, W_f {:.1} MiB, W_m {:.1} MiB): avg {:.1} us, p99 {:.1} us, p99.9 {:.1} us; SSD {:.2} GB in {} writes; HDD {:.2} GB written ({:.2} GB user, {:.2} GB padding).",
+            "Fig. 13 / Table 4 (node B, MIOS_D, {name}: L_f {:.0} us, L_m {:.0} us, L_s {:.1} ms, W_f {:.1} MiB, W_m {:.1} MiB): avg {:.1} us, p99 {:.1} us, p99.9 {:.1} us; SSD {:.2} GB in {} writes; HDD {:.2} GB written ({:.2} GB user, {:.2} GB padding); writes arriving with l(t) > L kept on the SSD by a sync / a Slow phase / predicted S / other: {} / {} / {} / {}; BCW time Fast / Mid / Slow / sync {:.1} / {:.1} / {:.1} / {:.1}%.",
             p.l_f_ns as f64 / 1e3,
             p.l_m_ns as f64 / 1e3,
             p.l_s_ns as f64 / 1e6,
@@ -511,7 +517,15 @@ pub(super) fn extra(
             r.ssd_write_requests,
             hdd_written(r) as f64 / 1e9,
             r.hdd_user_write_bytes as f64 / 1e9,
-            r.hdd_padding_bytes as f64 / 1e9
+            r.hdd_padding_bytes as f64 / 1e9,
+            r.congested_writes_kept_on_ssd[0],
+            r.congested_writes_kept_on_ssd[1],
+            r.congested_writes_kept_on_ssd[2],
+            r.congested_writes_kept_on_ssd[3],
+            stage_pct(r, 0),
+            stage_pct(r, 1),
+            stage_pct(r, 2),
+            stage_pct(r, 3)
         ));
     }
 
