@@ -73,6 +73,14 @@ pub struct WriteGuided {
     /// popularity migration, as this model did before; H2Zone tries popularity
     /// migration first.
     pub capacity_first: bool,
+    /// Capacity migrations started, by the moved SST's level relative to the
+    /// tiering level at the time: [below t, at t, above t] (docs/hhzs.md, "The
+    /// load at larger SSDs").
+    pub capacity_moves_by_rank: [u64; 3],
+    /// Ablation (docs/hhzs.md, "The load at larger SSDs"): capacity migration
+    /// moves the lowest-priority movable SSD SST whatever its level, as this model
+    /// did before the sixth session of issue 14.
+    pub capacity_below_t_ablation: bool,
 }
 
 /// The tiering level and the SSD zones L_t may use.
@@ -256,8 +264,13 @@ impl PlacementPolicy for WriteGuided {
         let t = self.tiering(view);
         let demands: Vec<i64> = (1..=4).map(|l| self.demand(l)).collect();
         format!(
-            "t={} R={} ssd@t={} ssd>t={} D0={} D1-4={demands:?}",
-            t.level, t.reserved_zones, t.ssd_zones_at_t, t.ssd_zones_above_t, view.wal_zones
+            "t={} R={} ssd@t={} ssd>t={} D0={} D1-4={demands:?} capacity moves <t/=t/>t {:?}",
+            t.level,
+            t.reserved_zones,
+            t.ssd_zones_at_t,
+            t.ssd_zones_above_t,
+            view.wal_zones,
+            self.capacity_moves_by_rank
         )
     }
 
@@ -345,7 +358,22 @@ impl PlacementPolicy for WriteGuided {
                 .iter()
                 .any(|s| s.device == 0 && s.level > t.level && Self::movable(s));
             if t.ssd_zones_at_t > t.reserved_zones.max(0) || above_t {
-                if let Some(lo) = lowest_on_ssd {
+                // The lowest-priority SSD SST that may move: §3.4 moves "some
+                // high-level SSTs" down to free zones for the lower levels, so it
+                // must itself be misplaced — above L_t, or at L_t while L_t and above
+                // hold more SSD zones than reserved (H2Zone
+                // `ZenFS::MaybeCapacityCalibration`: no move when `s_zf->level() <
+                // level_m_` or `== level_m_ && LevelMAvailableZones() >= 0`). With the
+                // SSTs of running compactions excluded (§3.4), the lowest movable one
+                // can sit below L_t; moving it would push a low-level SST to the HDD.
+                let misplaced = |lo: &&SstView| {
+                    self.capacity_below_t_ablation
+                        || lo.level > t.level
+                        || (lo.level == t.level && t.available_at_t() < 0)
+                };
+                if let Some(lo) = lowest_on_ssd.filter(misplaced) {
+                    let rank = (lo.level.cmp(&t.level) as i8 + 1) as usize;
+                    self.capacity_moves_by_rank[rank] += 1;
                     return Some(MigrationPlan::Move {
                         file: lo.file,
                         to: 1,
@@ -606,6 +634,44 @@ mod tests {
             p.plan_migration(&v),
             Some(MigrationPlan::Move { file: 50, to: 1 })
         );
+    }
+
+    /// §3.4 / H2Zone `MaybeCapacityCalibration`: capacity migration moves only a
+    /// misplaced SST. When every SSD SST at or above L_t is held by a running
+    /// compaction, the lowest movable one is below L_t and stays.
+    #[test]
+    fn capacity_migration_never_moves_an_sst_below_the_tiering_level() {
+        // L0 = 10 SSTs + 2 WAL zones = 12, L1 = 7 SSD SSTs: 19 ≥ 18 → t = 1, R = 6,
+        // and L1 holds 7 > 6 SSD zones, so capacity migration is due. Every L1 SST
+        // is in a running compaction (never migrated, §3.4), so the lowest-priority
+        // movable SSD SST is an L0 SST, below t: it stays.
+        let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
+        ssts.extend((10..17).map(|i| {
+            let mut s = sst(i, 1, 0, 5);
+            s.compacting = true;
+            s
+        }));
+        let v = view(ssts.clone(), 2, 0);
+        let mut p = WriteGuided::hhzs(true, false);
+        let t = p.tiering(&v);
+        assert_eq!((t.level, t.reserved_zones, t.ssd_zones_at_t), (1, 6, 7));
+        assert_eq!(p.plan_migration(&v), None);
+        // The model before (the ablation): the L0 SST went to the HDD.
+        let mut before = WriteGuided::hhzs(true, false);
+        before.capacity_below_t_ablation = true;
+        assert!(matches!(
+            before.plan_migration(&v),
+            Some(MigrationPlan::Move { file, to: 1 }) if file < 10
+        ));
+        assert_eq!(before.capacity_moves_by_rank, [1, 0, 0]);
+        // One L1 SST free to move: L1 is over its reservation, so it goes down.
+        ssts[10].compacting = false;
+        let v = view(ssts, 2, 0);
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 10, to: 1 })
+        );
+        assert_eq!(p.capacity_moves_by_rank, [0, 1, 0]);
     }
 
     #[test]
