@@ -6,9 +6,10 @@
 //! `cargo run --release -p zonelab-experiments --example hhzs_load_ssd_size -- [scale] [zones,...] [schemes,...] [lines]`
 //! e.g. `-- 0.05 20,40,60,80 p,p+m,hhzs 10`. With `lines` > 0, the migration
 //! counters and the policy's tiering state are printed that many times over the load.
-//! A fifth argument `capacity-below-t` runs P+M and HHZS with capacity migration as
-//! before the sixth session (the lowest-priority movable SSD SST moves even when it
-//! sits below the tiering level, `WriteGuided::capacity_below_t_ablation`).
+//! A fifth argument `h2zone-capacity-guard` runs P+M and HHZS with H2Zone's guard
+//! on capacity migration (the lowest-priority movable SSD SST moves only if it sits
+//! above the tiering level, or at it over its reservation,
+//! `WriteGuided::h2zone_capacity_guard`).
 
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS};
@@ -27,10 +28,10 @@ fn main() {
         .map(|s| s.split(',').map(|x| x.parse().expect("scheme")).collect())
         .unwrap_or_else(|| vec![Scheme::P, Scheme::PM, Scheme::Hhzs]);
     let lines: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let below_t = match args.get(5).map(String::as_str) {
+    let guard = match args.get(5).map(String::as_str) {
         None => false,
-        Some("capacity-below-t") => true,
-        Some(other) => panic!("unknown ablation `{other}` (capacity-below-t)"),
+        Some("h2zone-capacity-guard") => true,
+        Some(other) => panic!("unknown ablation `{other}` (h2zone-capacity-guard)"),
     };
     let records = (PAPER_RECORDS as f64 * scale) as u64;
     let gib = |b: u64| b as f64 / scale / (1u64 << 30) as f64;
@@ -39,9 +40,9 @@ fn main() {
             let mut setup = HybridSetup::paper(scale);
             setup.ssd_zones = z;
             let migrates = matches!(scheme, Scheme::PM | Scheme::Hhzs);
-            let mut db = if below_t && migrates {
+            let mut db = if guard && migrates {
                 let mut policy = WriteGuided::hhzs(true, scheme == Scheme::Hhzs);
-                policy.capacity_below_t_ablation = true;
+                policy.h2zone_capacity_guard = true;
                 open_scheme_with_policy(&setup, scheme, Box::new(policy)).expect("open")
             } else {
                 open_scheme(&setup, scheme).expect("open")
