@@ -9,7 +9,9 @@
 //! A fifth argument `h2zone-capacity-guard` runs P+M and HHZS with H2Zone's guard
 //! on capacity migration (the lowest-priority movable SSD SST moves only if it sits
 //! above the tiering level, or at it over its reservation,
-//! `WriteGuided::h2zone_capacity_guard`).
+//! `WriteGuided::h2zone_capacity_guard`), or `rate-mibs=R` runs them with a
+//! migration rate of R MiB/s instead of the paper's 4 (how much of HHZS's load
+//! gain over P the rate limit holds back).
 
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS};
@@ -28,11 +30,17 @@ fn main() {
         .map(|s| s.split(',').map(|x| x.parse().expect("scheme")).collect())
         .unwrap_or_else(|| vec![Scheme::P, Scheme::PM, Scheme::Hhzs]);
     let lines: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let guard = match args.get(5).map(String::as_str) {
-        None => false,
-        Some("h2zone-capacity-guard") => true,
-        Some(other) => panic!("unknown ablation `{other}` (h2zone-capacity-guard)"),
-    };
+    let (mut guard, mut rate_mibs) = (false, None::<u64>);
+    match args.get(5).map(String::as_str) {
+        None => {}
+        Some("h2zone-capacity-guard") => guard = true,
+        Some(r) if r.starts_with("rate-mibs=") => {
+            rate_mibs = Some(r["rate-mibs=".len()..].parse().expect("rate-mibs=R"))
+        }
+        Some(other) => {
+            panic!("unknown ablation `{other}` (h2zone-capacity-guard, rate-mibs=R)")
+        }
+    }
     let records = (PAPER_RECORDS as f64 * scale) as u64;
     let gib = |b: u64| b as f64 / scale / (1u64 << 30) as f64;
     for &z in &zones {
@@ -47,6 +55,9 @@ fn main() {
             } else {
                 open_scheme(&setup, scheme).expect("open")
             };
+            if let Some(r) = rate_mibs.filter(|_| migrates) {
+                db.storage_mut().set_migration_rate(r << 20);
+            }
             let spec = CoreWorkloadSpec {
                 record_count: records,
                 field_count: 1,
