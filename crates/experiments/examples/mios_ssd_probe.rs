@@ -153,7 +153,12 @@ fn main() -> Result<(), String> {
         "baseline" => Policy::SsdOnly,
         "mios_d" => Policy::MiosD,
         "mios_e" => Policy::MiosE,
-        p => return Err(format!("policy `{p}`: baseline, mios_d or mios_e")),
+        "mios_f_only" => Policy::MiosFOnly,
+        p => {
+            return Err(format!(
+                "policy `{p}`: baseline, mios_d, mios_e or mios_f_only"
+            ))
+        }
     };
     let scale: f64 = a[4].parse().map_err(|_| format!("scale `{}`", a[4]))?;
     let aging = a.get(5).map_or("append", |s| s.as_str());
@@ -232,6 +237,12 @@ fn main() -> Result<(), String> {
             ),
         };
     }
+    if let Ok(v) = std::env::var("ZONELAB_MIOS_SYNC_EXTRA_MS") {
+        let ms: f64 = v
+            .parse()
+            .map_err(|_| format!("ZONELAB_MIOS_SYNC_EXTRA_MS `{v}`: a number"))?;
+        cfg.sync_extra_ns = (ms * 1e6) as Ns;
+    }
     let mut probe = Probe {
         inner: ssd,
         outstanding: BinaryHeap::new(),
@@ -252,10 +263,11 @@ fn main() -> Result<(), String> {
     let end = r.duration_ns;
     probe.sample(end);
     println!(
-        "# writes {} avg {:.1} us p99 {:.1} us; redirected {} ({:.2} GB); SSD {:.2} GB",
+        "# writes {} avg {:.1} us p99 {:.1} us p99.9 {:.1} us; redirected {} ({:.2} GB); SSD {:.2} GB",
         r.writes,
         r.write_latency.mean_ns / 1e3,
         r.write_latency.p99_ns as f64 / 1e3,
+        r.write_latency.p999_ns as f64 / 1e3,
         r.hdd_user_write_requests,
         r.hdd_user_write_bytes as f64 / 1e9,
         r.ssd_write_bytes as f64 / 1e9
@@ -305,6 +317,18 @@ fn main() -> Result<(), String> {
         r.hdd_syncs,
         r.hdd_gc_runs,
         r.writes_sent_back
+    );
+    let sd = &r.hdd_sync_duration;
+    println!(
+        "# syncs: mean {:.1} ms, p50 {:.1} ms, max {:.1} ms; writes arriving during a sync {}; HDD user writes {} ({} in Mid stages; observed S {}), HDD gross util {:.1}%",
+        sd.mean_ns / 1e6,
+        sd.p50_ns as f64 / 1e6,
+        sd.max_ns as f64 / 1e6,
+        r.writes_arriving_during_sync,
+        r.hdd_user_write_requests,
+        r.hdd_user_writes_in_mid_stages,
+        r.hdd_user_writes_observed_s,
+        100.0 * r.hdd_gross_utilisation
     );
     Ok(())
 }

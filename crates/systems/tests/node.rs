@@ -136,6 +136,47 @@ fn f_only_uses_only_fast_writes_syncs_instead_of_padding() {
     assert!(d.hdd_padding_bytes > 0, "MIOS_D pads, F-only does not");
 }
 
+/// A sync keeps the HDD from taking writes for as long as it lasts (§4.2: "a
+/// sync() can take several hundred milliseconds, during which the HDD cannot
+/// accept any writes"): its duration is measured, the writes arriving meanwhile go
+/// to the SSD, and a host-side sync cost (`sync_extra_ns`, an ablation) lengthens
+/// every sync by that much and leaves F-only fewer writes to redirect.
+#[test]
+fn syncs_are_timed_and_no_write_waits_behind_one() {
+    let run_with = |extra_ns: u64| {
+        let mut ssd = open_device("ssd-960evo").unwrap();
+        let mut hdd = open_device("wd100efax").unwrap();
+        let mut cfg = NodeConfig::paper(Policy::MiosFOnly, 0, params(), 64 * GIB);
+        cfg.sync_extra_ns = extra_ns;
+        run_node(ssd.as_mut(), hdd.as_mut(), &workload(), &cfg).unwrap()
+    };
+    let r = run_with(0);
+    assert_eq!(r.hdd_sync_duration.count, r.hdd_syncs);
+    assert!(r.hdd_syncs > 1 && r.hdd_sync_duration.max_ns > 0, "{r:?}");
+    // Nothing on the HDD waits for a sync: user writes wait only behind other
+    // user writes (the F-only HDD never pads).
+    assert!(r.writes_arriving_during_sync > 0);
+    assert_eq!(
+        r.hdd_user_writes_in_mid_stages, 0,
+        "F-only has no Mid stage"
+    );
+    let slow = run_with(300_000_000);
+    assert!(
+        // (the histogram keeps about three significant digits)
+        slow.hdd_sync_duration.min_ns >= 299_000_000,
+        "{:?}",
+        slow.hdd_sync_duration
+    );
+    assert!(slow.writes_arriving_during_sync > r.writes_arriving_during_sync);
+    assert!(slow.hdd_user_write_requests < r.hdd_user_write_requests);
+    // A write that waited behind a sync would have waited at least 300 ms.
+    assert!(
+        slow.hdd_user_write_wait.max_ns < 300_000_000,
+        "{:?}",
+        slow.hdd_user_write_wait
+    );
+}
+
 /// 64 KiB writes spaced `gap_ns` apart from t = 1 ms: one at a time, the HDD idle
 /// when each arrives.
 fn sparse_writes(n: u64, gap_ns: u64) -> Vec<UserRequest> {

@@ -46,6 +46,22 @@ fn accuracy_matches_the_hand_count() {
     assert_eq!(r.overall, (254 + 2 * 7815 + 250) as f64 / 16_384.0);
 }
 
+/// §4.1's "correctly identifies x% of the state" is the share of a state's
+/// predictions that were right: its S figure is low "due to the prediction policy
+/// that tends to favor the S write-state". On the hand-counted run every S is
+/// predicted (recall 1) but half the S predictions are an M that ended a Mid stage
+/// or the F that ended the Fast stage (Algorithm 1's `else: return S`).
+#[test]
+fn precision_counts_the_predictions_that_were_right() {
+    let r = run(&mut BufferDisk::wd_like(), 2 * GIB);
+    assert_eq!(r.s.accuracy, Some(1.0));
+    assert_eq!(r.s.precision, Some(250.0 / 500.0));
+    // F and M are never predicted wrongly: every miss is an S prediction.
+    assert_eq!(r.f.precision, Some(1.0));
+    assert_eq!(r.m.precision, Some(1.0));
+    assert_eq!((r.f.predicted, r.m.predicted), (254, 2 * 7815));
+}
+
 #[test]
 fn spikes_of_two_writes_halve_the_slow_accuracy() {
     // After an S the predictor says M, so the second slow write of a spike is missed.

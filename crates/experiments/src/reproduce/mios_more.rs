@@ -253,14 +253,19 @@ pub(super) fn more(
     }
     for (ni, fo) in f_only.iter().enumerate() {
         notes.push(format!(
-            "Fig. 12 {}: F-only redirected {} writes ({:.3} GB), {} syncs, no padding; MIOS_D redirected {} ({:.3} GB), {} syncs, {:.2} GB padding.",
+            "Fig. 12 {}: F-only redirected {} writes ({:.3} GB), {} syncs (mean {:.1} ms, max {:.1} ms; {} writes arrived during one), no padding; MIOS_D redirected {} ({:.3} GB; {} of them in Mid stages, which F-only cannot use), {} syncs (mean {:.1} ms), {:.2} GB padding.",
             names[ni],
             fo.hdd_user_write_requests,
             fo.hdd_user_write_bytes as f64 / 1e9,
             fo.hdd_syncs,
+            fo.hdd_sync_duration.mean_ns / 1e6,
+            fo.hdd_sync_duration.max_ns as f64 / 1e6,
+            fo.writes_arriving_during_sync,
             base[ni][1].hdd_user_write_requests,
             base[ni][1].hdd_user_write_bytes as f64 / 1e9,
+            base[ni][1].hdd_user_writes_in_mid_stages,
             base[ni][1].hdd_syncs,
+            base[ni][1].hdd_sync_duration.mean_ns / 1e6,
             base[ni][1].hdd_padding_bytes as f64 / 1e9,
         ));
     }

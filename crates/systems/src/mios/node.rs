@@ -125,6 +125,12 @@ pub struct NodeConfig {
     /// inside a Mid stage, within the stage's W_m (`predictor.rs`, issue #21's
     /// fifth pass). `false`: the fourth pass's predictor (M there), the ablation.
     pub predict_fast_after_mid: bool,
+    /// Ablation, not a calibrated cost: host-side time added to every sync()
+    /// after the HDD's buffer flush completes (ns; 0, the default: a sync is the
+    /// device flush alone, 40-100 ms on the WD 10 TB model). The paper measured
+    /// "several hundred milliseconds, during which the HDD cannot accept any
+    /// writes" (§4.2, §5.2) and gives no breakdown; docs/mios.md, sixth session.
+    pub sync_extra_ns: Ns,
 }
 
 impl NodeConfig {
@@ -147,6 +153,7 @@ impl NodeConfig {
             ssd_dispatch_depth: Some(PAPER_SSD_DISPATCH_DEPTH),
             line4_only_to_idle_hdd: false,
             predict_fast_after_mid: true,
+            sync_extra_ns: 0,
         }
     }
 }
@@ -215,6 +222,14 @@ pub struct NodeResult {
     pub hdd_user_writes_observed_s: u64,
     pub hdd_padding_bytes: u64,
     pub hdd_syncs: u64,
+    /// How long each sync kept the HDD (from its issue to its completion): the
+    /// time no user write can be sent to the HDD (§4.2, §5.2 / Fig. 12).
+    pub hdd_sync_duration: LatencySummary,
+    /// User writes that arrived while a sync was under way (they go to the SSD).
+    pub writes_arriving_during_sync: u64,
+    /// User writes the HDD took inside a Mid stage (the predictor past the Fast
+    /// stage): what BCW's mid/slow stages add over an F-only HDD (Fig. 12).
+    pub hdd_user_writes_in_mid_stages: u64,
     pub hdd_reads: u64,
     pub hdd_gc_runs: u64,
     pub hdd_gc_bytes: u64,
@@ -350,6 +365,7 @@ struct Node<'a> {
     hdd_state_hist: [LatencyHistogram; 3],
     hdd_observed_state_hist: [LatencyHistogram; 3],
     hdd_wait_hist: LatencyHistogram,
+    hdd_sync_hist: LatencyHistogram,
     /// The last HDD completion (or BCW's start), for `bcw_stage_time_ns`.
     stage_clock_ns: Ns,
     ssd_queue_writes: Vec<u64>,
@@ -423,6 +439,7 @@ impl<'a> Node<'a> {
                 LatencyHistogram::new(),
             ],
             hdd_wait_hist: LatencyHistogram::new(),
+            hdd_sync_hist: LatencyHistogram::new(),
             stage_clock_ns: 0,
             ssd_queue_writes: vec![0; QUEUE_BUCKETS],
             ssd_queue_latency_ns: vec![0.0; QUEUE_BUCKETS],
@@ -462,6 +479,9 @@ impl<'a> Node<'a> {
                 hdd_user_writes_observed_s: 0,
                 hdd_padding_bytes: 0,
                 hdd_syncs: 0,
+                hdd_sync_duration: LatencySummary::default(),
+                writes_arriving_during_sync: 0,
+                hdd_user_writes_in_mid_stages: 0,
                 hdd_reads: 0,
                 hdd_gc_runs: 0,
                 hdd_gc_bytes: 0,
@@ -532,6 +552,7 @@ impl<'a> Node<'a> {
             self.hdd_observed_state_hist[2].summary(),
         ];
         r.hdd_user_write_wait = self.hdd_wait_hist.summary();
+        r.hdd_sync_duration = self.hdd_sync_hist.summary();
         r.ssd_writes_by_queue_length = self.ssd_queue_writes;
         r.ssd_write_latency_sum_by_queue_length_ns = self.ssd_queue_latency_ns;
         // The run spans the workload: from its first arrival (an aged drive's clock
@@ -587,6 +608,9 @@ impl<'a> Node<'a> {
             return Ok(());
         }
         self.r.writes += 1;
+        if matches!(self.hdd_busy, Some((_, _, HddOp::Sync, _))) {
+            self.r.writes_arriving_during_sync += 1;
+        }
         if self.cfg.policy.uses_bcw()
             && self.flag_hdd
             && !self.slow_phase
@@ -843,6 +867,9 @@ impl<'a> Node<'a> {
             if predicted != WriteState::S || !self.cfg.policy.uses_bcw() {
                 self.hdd_queue.pop_front();
                 self.hdd_queued_bytes -= size;
+                if self.cfg.policy.uses_bcw() && self.predictor.state() != WriteState::F {
+                    self.r.hdd_user_writes_in_mid_stages += 1;
+                }
                 let pos = self.log_tail;
                 return self.hdd_log_write(
                     now,
@@ -963,7 +990,10 @@ impl<'a> Node<'a> {
         op: HddOp,
         predicted: WriteState,
     ) -> Result<(), DeviceError> {
-        let done = self.hdd.submit(now, cmd, Payload::SizeOnly)?.done_ns;
+        let mut done = self.hdd.submit(now, cmd, Payload::SizeOnly)?.done_ns;
+        if op == HddOp::Sync {
+            done += self.cfg.sync_extra_ns;
+        }
         self.hdd_in_flight_user_bytes = match op {
             HddOp::UserWrite { req, .. } => self.reqs[req].size_bytes,
             _ => 0,
@@ -1096,6 +1126,7 @@ impl<'a> Node<'a> {
             }
             HddOp::Sync => {
                 self.r.hdd_syncs += 1;
+                self.hdd_sync_hist.record(busy);
                 self.predictor.sync();
                 self.loops = 0;
                 self.slow_phase = false;

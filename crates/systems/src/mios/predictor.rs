@@ -265,9 +265,15 @@ pub struct StateAccuracy {
     pub predicted: u64,
     /// Writes predicted in this state that were.
     pub correct: u64,
-    /// `correct / actual` — the paper's "correctly identifies x% of the state";
-    /// `None` when no write was in this state.
+    /// `correct / actual`: the share of this state's writes that were predicted
+    /// in it (recall); `None` when no write was in this state.
     pub accuracy: Option<f64>,
+    /// `correct / predicted`: the share of predictions of this state that were
+    /// right — the paper's "correctly identifies x% of the state" (§4.1): its S
+    /// figure is low "due to the prediction policy that tends to favor the S
+    /// write-state", and predicting S liberally lowers only this share (it raises
+    /// the recall). `None` when the state was never predicted.
+    pub precision: Option<f64>,
 }
 
 /// The result of [`accuracy_experiment`].
@@ -365,11 +371,13 @@ pub fn accuracy_experiment(
         let j = st.index();
         let actual: u64 = (0..3).map(|p| confusion[p][j]).sum();
         let correct = confusion[j][j];
+        let predicted: u64 = confusion[j].iter().sum();
         StateAccuracy {
             actual,
-            predicted: confusion[j].iter().sum(),
+            predicted,
             correct,
             accuracy: (actual > 0).then(|| correct as f64 / actual as f64),
+            precision: (predicted > 0).then(|| correct as f64 / predicted as f64),
         }
     };
     let correct: u64 = (0..3).map(|j| confusion[j][j]).sum();
