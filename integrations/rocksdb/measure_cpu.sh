@@ -4,8 +4,9 @@
 # "CPU costs"): the LSM-tree model's `CpuCosts` flush / compaction constants.
 #
 # For each value size, `filluniquerandom` writes about TARGET_MIB of unique keys (24 B
-# keys, no compression, 4 KiB blocks, CRC32c, format_version 4 as RocksDB 6.22's
-# defaults) with auto compactions off, so every MemTable is flushed to L0; then
+# keys, no compression, 4 KiB blocks, CRC32c as RocksDB 6.22's defaults; format_version 4,
+# while 6.22's default is 5, which differs only in the Bloom filter format and no filter
+# is configured) with auto compactions off, so every MemTable is flushed to L0; then
 # `compact` merges all of L0 into L1 in one compaction. The compaction stats give the
 # CPU time of the flushes (L0 row, CompMergeCPU) and of the compaction
 # (rocksdb.compaction.times.cpu_micros); the statistics tickers give the exact bytes.
