@@ -109,6 +109,7 @@ fn main() -> Result<(), String> {
         let t0 = fork.storage().traffic();
         let c0 = fork.storage().cache_stats().map(|c| c.0);
         let m0 = fork.storage().migration_stats();
+        let pc0 = fork.storage().placement_counts().clone();
         let (bh0, bm0) = fork.cache_hits_misses();
         let run = spec
             .run(&RngStreams::new(seed))
@@ -192,11 +193,34 @@ fn main() -> Result<(), String> {
             s.compaction_read_bytes >> 20
         );
         println!(
-            "        migrations: copied {} MiB, cancelled {}; SSD cache: {:?}",
+            "        migrations: copied {} MiB, cancelled {}, swaps {} (up leg skipped {}), by level (load + run) up {:?} down {:?}; policy at the end: {}; SSD share % of WAL, L0.. at the end {:?}; SSD cache: {:?}",
             (m1.copied_bytes - m0.copied_bytes) >> 20,
             m1.cancelled - m0.cancelled,
+            m1.swaps - m0.swaps,
+            m1.swap_up_skipped - m0.swap_up_skipped,
+            m1.to_ssd_by_level,
+            m1.to_hdd_by_level,
+            st.describe_policy(fork.now_ns()),
+            zonelab_experiments::hhzs_eval::ssd_share(st)
+                .iter()
+                .map(|v| v.map(|x| x.round() as i64))
+                .collect::<Vec<_>>(),
             st.cache_stats().map(|c| c.0)
         );
+        let placed: Vec<String> = st
+            .placement_counts()
+            .iter()
+            .map(|(l, c)| {
+                let b = pc0.get(l).copied().unwrap_or_default();
+                format!(
+                    "L{l} SSD {} / HDD by rule {} / HDD, SSD without room {}",
+                    c.ssd - b.ssd,
+                    c.hdd_by_rule - b.hdd_by_rule,
+                    c.hdd_ssd_full - b.hdd_ssd_full
+                )
+            })
+            .collect();
+        println!("        new SSTs in the run: {}", placed.join("; "));
         let hdd = st.device_stats(1, 1);
         let q: Vec<String> = hdd
             .counters
