@@ -473,3 +473,53 @@ fn mios_e_redirects_writes_arriving_in_the_f_state_of_a_mid_stage_at_about_l_f()
         p.l_f_ns
     );
 }
+
+#[test]
+fn every_congested_mios_d_write_is_redirected_or_kept_on_the_ssd_for_a_counted_reason() {
+    // 6,000 writes of 64 KiB every 30 us (375 MiB, 2.2 GB/s, above the fresh
+    // 960 EVO's 1.5 GB/s SLC rate, 0.18 s) with L = 1: the SSD queue builds, BCW
+    // runs through its Fast stage (16 MiB) into Mid/Slow pairs. Every
+    // write arriving with l(t) > L is either steered to the HDD (served there or
+    // sent back) or counted in `congested_writes_kept_on_ssd` with its reason;
+    // the Slow phases (flagHDD off) keep some on the SSD (Table 4's per-HDD
+    // differences, docs/mios.md sixth session).
+    let threshold = 1;
+    let mut reqs = sparse_writes(1, 0);
+    for i in 0..6_000u64 {
+        reqs.push(UserRequest {
+            arrival_ns: 20_000_000 + i * 30_000,
+            op: UserOp::Write,
+            offset_bytes: (100 + i) * 64 * KIB,
+            size_bytes: 64 * KIB,
+        });
+    }
+    let (r, _) = run_on_fresh_with_threshold(Policy::MiosD, threshold, &reqs);
+    let congested: u64 = r
+        .ssd_queue_length_counts
+        .iter()
+        .skip(threshold as usize + 1)
+        .sum();
+    let kept: u64 = r.congested_writes_kept_on_ssd.iter().sum();
+    assert!(congested > 1_000, "the SSD queue stays long: {congested}");
+    assert_eq!(
+        r.hdd_user_write_requests + r.writes_sent_back + kept,
+        congested,
+        "{:?}",
+        r.congested_writes_kept_on_ssd
+    );
+    assert!(
+        r.hdd_user_write_requests > 256,
+        "past the Fast stage: {} on the HDD, {} sent back, kept {:?}, syncs {}",
+        r.hdd_user_write_requests,
+        r.writes_sent_back,
+        r.congested_writes_kept_on_ssd,
+        r.hdd_syncs
+    );
+    assert!(
+        r.congested_writes_kept_on_ssd[1] > 0,
+        "Slow phases keep writes on the SSD: {:?}",
+        r.congested_writes_kept_on_ssd
+    );
+    let (baseline, _) = run_on_fresh_with_threshold(Policy::SsdOnly, threshold, &reqs);
+    assert_eq!(baseline.congested_writes_kept_on_ssd, [0; 4]);
+}

@@ -246,6 +246,11 @@ pub struct NodeResult {
     /// Writes steered to the HDD that went back to the SSD because BCW suspended
     /// (a read) or the buffer filled earlier than predicted.
     pub writes_sent_back: u64,
+    /// MIOS_D / MIOS_E writes that arrived with l(t) > L and stayed on the SSD, by
+    /// why: [a sync pending or running, a Slow phase (PS padding, `flagHDD` off),
+    /// predicted S after the writes queued ahead, other (read or GC)]. Where
+    /// Table 4's per-HDD differences come from (docs/mios.md, sixth session).
+    pub congested_writes_kept_on_ssd: [u64; 4],
     /// User writes that arrived while BCW was in a Fast stage taking user writes
     /// (flagHDD on, predictor in F): the most line 4 of Algorithm 3 can redirect.
     pub writes_arriving_in_fast_stage: u64,
@@ -471,6 +476,7 @@ impl<'a> Node<'a> {
                 hdd_user_write_wait: LatencySummary::default(),
                 bcw_stage_time_ns: [0; 4],
                 writes_sent_back: 0,
+                congested_writes_kept_on_ssd: [0; 4],
                 writes_arriving_in_fast_stage: 0,
                 writes_arriving_fast_in_mid_stage: 0,
                 ssd_writes_by_queue_length: Vec::new(),
@@ -600,6 +606,12 @@ impl<'a> Node<'a> {
             self.hdd_queued_bytes += q.size_bytes;
             self.hdd_next(now)?;
         } else {
+            if matches!(self.cfg.policy, Policy::MiosD | Policy::MiosE)
+                && l > self.cfg.ssd_queue_threshold as usize
+            {
+                let why = self.why_kept_on_ssd();
+                self.r.congested_writes_kept_on_ssd[why] += 1;
+            }
             if self.cfg.policy == Policy::MiosFOnly
                 && self.flag_hdd
                 && l > self.cfg.ssd_queue_threshold as usize
@@ -616,6 +628,24 @@ impl<'a> Node<'a> {
             self.ssd_queue_latency_ns[b] += lat as f64;
         }
         Ok(())
+    }
+
+    /// Why a write arriving with l(t) > L stays on the SSD (index into
+    /// `NodeResult::congested_writes_kept_on_ssd`): 0 a sync is pending or running,
+    /// 1 BCW pads through a Slow phase (`flagHDD` off), 2 it would not be F or M
+    /// after the writes queued ahead (predicted S), 3 anything else (a read or GC
+    /// suspended BCW).
+    fn why_kept_on_ssd(&self) -> usize {
+        let syncing = self.sync_pending || matches!(self.hdd_busy, Some((_, _, HddOp::Sync, _)));
+        if syncing {
+            0
+        } else if self.slow_phase {
+            1
+        } else if self.flag_hdd && !self.gc_pending {
+            2
+        } else {
+            3
+        }
     }
 
     /// Deletes `q`'s range: a Trim to the SSD (it takes a command slot, so it
