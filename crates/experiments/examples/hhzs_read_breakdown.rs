@@ -10,12 +10,14 @@
 //!  [records loaded; default the paper's × scale] [operations; default the paper's × scale]
 //!  [migration rate in MiB/s for the run; default the scheme's, `-` for it]
 //!  [HDD profile overrides, `;`-separated, e.g. host_queue.scheduler=none]`
+//!  (environment `ZONELAB_UPDATE_IS_RMW=1`: updates read the record first)
 //!  — an end point of `reproduce
 //!  hhzs` is its record count and run seed (listed in its notes).
 
 use zonelab_engine::RngStreams;
 use zonelab_experiments::hhzs_eval::{open_scheme, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
+use zonelab_systems::lsm::{KvOp, OpSource};
 use zonelab_workloads::ycsb::{custom, workload, CoreWorkloadSpec};
 
 fn parse_workload(w: &str) -> Result<(CoreWorkloadSpec, f64), String> {
@@ -78,6 +80,7 @@ fn main() -> Result<(), String> {
         "scale {scale}, seed {seed}, workload {wl}: {records} records, {} ops",
         spec.operation_count
     );
+    let update_is_rmw = std::env::var("ZONELAB_UPDATE_IS_RMW").is_ok_and(|v| v == "1");
     for scheme in schemes {
         let mut db = open_scheme(&setup, scheme)?;
         let load_spec = CoreWorkloadSpec {
@@ -106,13 +109,22 @@ fn main() -> Result<(), String> {
         let t0 = fork.storage().traffic();
         let c0 = fork.storage().cache_stats().map(|c| c.0);
         let m0 = fork.storage().migration_stats();
+        let pc0 = fork.storage().placement_counts().clone();
         let (bh0, bm0) = fork.cache_hits_misses();
         let run = spec
             .run(&RngStreams::new(seed))
             .map_err(|e| e.to_string())?;
-        let s = fork
-            .run_ops(&mut YcsbOps { inner: run }, 0)
-            .map_err(|e| e.to_string())?;
+        // ZONELAB_UPDATE_IS_RMW=1: an update reads the record before writing it, as
+        // the YCSB RocksDB binding does by default (H2Zone `RocksDBClient.update`,
+        // `updateIsRmw`; its demo script sets it to 0 for workload A).
+        let mut ycsb = YcsbOps { inner: run };
+        let mut ops = std::iter::from_fn(|| {
+            ycsb.next_op().map(|op| match op {
+                KvOp::Put { key } if update_is_rmw => KvOp::ReadModifyWrite { key },
+                o => o,
+            })
+        });
+        let s = fork.run_ops(&mut ops, 0).map_err(|e| e.to_string())?;
         let st = fork.storage();
         let t1 = st.traffic();
         let c1 = st.cache_stats().map(|c| c.0);
@@ -180,6 +192,35 @@ fn main() -> Result<(), String> {
             (t1[1].written_bytes - t0[1].written_bytes) >> 20,
             s.compaction_read_bytes >> 20
         );
+        println!(
+            "        migrations: copied {} MiB, cancelled {}, swaps {} (up leg skipped {}), by level (load + run) up {:?} down {:?}; policy at the end: {}; SSD share % of WAL, L0.. at the end {:?}; SSD cache: {:?}",
+            (m1.copied_bytes - m0.copied_bytes) >> 20,
+            m1.cancelled - m0.cancelled,
+            m1.swaps - m0.swaps,
+            m1.swap_up_skipped - m0.swap_up_skipped,
+            m1.to_ssd_by_level,
+            m1.to_hdd_by_level,
+            st.describe_policy(fork.now_ns()),
+            zonelab_experiments::hhzs_eval::ssd_share(st)
+                .iter()
+                .map(|v| v.map(|x| x.round() as i64))
+                .collect::<Vec<_>>(),
+            st.cache_stats().map(|c| c.0)
+        );
+        let placed: Vec<String> = st
+            .placement_counts()
+            .iter()
+            .map(|(l, c)| {
+                let b = pc0.get(l).copied().unwrap_or_default();
+                format!(
+                    "L{l} SSD {} / HDD by rule {} / HDD, SSD without room {}",
+                    c.ssd - b.ssd,
+                    c.hdd_by_rule - b.hdd_by_rule,
+                    c.hdd_ssd_full - b.hdd_ssd_full
+                )
+            })
+            .collect();
+        println!("        new SSTs in the run: {}", placed.join("; "));
         let hdd = st.device_stats(1, 1);
         let q: Vec<String> = hdd
             .counters

@@ -106,7 +106,8 @@ pub struct LoadResult {
     pub wal_outside_pool_bytes: u64,
 }
 
-fn ssd_share(store: &ZoneFileStore) -> Vec<Option<f64>> {
+/// Percent of each file class's bytes (WAL, L0, L1, …) that sits on the SSD.
+pub fn ssd_share(store: &ZoneFileStore) -> Vec<Option<f64>> {
     let occ = store.occupancy();
     let mut out = Vec::new();
     let classes = std::iter::once(FileClass::Wal).chain((0..6).map(FileClass::Level));

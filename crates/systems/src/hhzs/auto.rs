@@ -87,6 +87,7 @@ mod tests {
             devices: vec![
                 DeviceView {
                     free_zones: 10,
+                    empty_zones: 10,
                     sst_zones: 18,
                     zone_capacity_bytes: 1,
                 },

@@ -10,7 +10,7 @@
 
 use super::view::MigrationPlan;
 use super::zone_store::ZoneFileStore;
-use crate::lsm::{FileNo, StorageError};
+use crate::lsm::{FileKind, FileNo, StorageError};
 use serde::Serialize;
 use zonelab_engine::{time::MIB, Ns, NS_PER_S};
 
@@ -49,6 +49,14 @@ pub struct MigrationStats {
     pub to_hdd: u64,
     pub copied_bytes: u64,
     pub cancelled: u64,
+    /// Swaps planned by popularity migration (§3.4), and how many of them ended
+    /// with the SSD SST moved down but the HDD SST not moved up (no room left).
+    pub swaps: u64,
+    pub swap_up_skipped: u64,
+    /// Finished moves by the SST's level at the switch (L0..L7; deeper levels
+    /// count in the last slot): up to the SSD, down to the HDD.
+    pub to_ssd_by_level: [u64; 8],
+    pub to_hdd_by_level: [u64; 8],
 }
 
 impl ZoneFileStore {
@@ -95,7 +103,10 @@ impl ZoneFileStore {
     fn start_migration(&mut self, now: Ns, plan: MigrationPlan) -> Result<(), StorageError> {
         let (file, to, then_up) = match plan {
             MigrationPlan::Move { file, to } => (file, to, None),
-            MigrationPlan::Swap { up, down } => (down, 1, Some(up)),
+            MigrationPlan::Swap { up, down } => {
+                self.migration.stats.swaps += 1;
+                (down, 1, Some(up))
+            }
         };
         self.start_move(now, file, to, then_up)
     }
@@ -177,6 +188,10 @@ impl ZoneFileStore {
         self.close_internal(now, task.shadow)?;
         let shadow = self.files.remove(&task.shadow).expect("shadow copy");
         let old = self.files.get_mut(&task.file).expect("migrated file");
+        let level = match old.kind {
+            FileKind::Sst { level } => (level as usize).min(7),
+            FileKind::Wal => 0,
+        };
         let old_extents = old.set_extents(shadow.extents);
         self.journal_push_extents_replaced(task.file);
         for e in old_extents {
@@ -188,15 +203,20 @@ impl ZoneFileStore {
         }
         if task.to == 0 {
             self.migration.stats.to_ssd += 1;
+            self.migration.stats.to_ssd_by_level[level] += 1;
             if let Some(c) = self.cache.as_mut() {
                 c.invalidate_file(task.file);
             }
         } else {
             self.migration.stats.to_hdd += 1;
+            self.migration.stats.to_hdd_by_level[level] += 1;
         }
         self.migration.task = None;
         if let Some(up) = task.then_up {
             self.start_move(now, up, 0, None)?;
+            if self.migration.task.is_none() {
+                self.migration.stats.swap_up_skipped += 1;
+            }
         }
         Ok(())
     }

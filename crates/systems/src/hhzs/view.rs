@@ -10,6 +10,11 @@ use zonelab_engine::Ns;
 pub struct DeviceView {
     /// Empty zones SSTs may take now (0 when the active-zone limit is reached).
     pub free_zones: u32,
+    /// Empty zones outside the WAL/cache pool, whether or not one can be opened
+    /// right now: "the number of empty SSD zones" popularity migration weighs
+    /// against the demand below L_t (§3.4; H2Zone `GetSsdFreeZones` counts unused
+    /// non-WAL SSD zones and ignores the active-zone limit).
+    pub empty_zones: u32,
     /// Zones SSTs may use in all (the budget minus WAL/cache zones).
     pub sst_zones: u32,
     pub zone_capacity_bytes: u64,

@@ -209,7 +209,9 @@ impl WriteGuided {
         lowest_on_ssd: Option<&SstView>,
     ) -> Option<MigrationPlan> {
         let up = highest_on_hdd?;
-        let free = view.devices[0].free_zones as i64;
+        // Empty SSD zones, even while the active-zone limit keeps them from being
+        // opened this instant (the move then waits for a zone to close).
+        let free = view.devices[0].empty_zones as i64;
         let demand_below = match self.basic_h {
             Some(_) => 0,
             None => self.tiering(view).demand_below,
@@ -418,11 +420,13 @@ mod tests {
             devices: vec![
                 DeviceView {
                     free_zones: free,
+                    empty_zones: free,
                     sst_zones: 18,
                     zone_capacity_bytes: 1,
                 },
                 DeviceView {
                     free_zones: 1000,
+                    empty_zones: 1000,
                     sst_zones: 1000,
                     zone_capacity_bytes: 1,
                 },
@@ -699,11 +703,36 @@ mod tests {
         // No empty SSD zone: swap the hottest HDD SST with the lowest-priority SSD one
         // (an L3 SST ranks below L2, so no swap with L2; with an L3 SST on the SSD, yes).
         v.devices[0].free_zones = 0;
+        v.devices[0].empty_zones = 0;
         assert_eq!(p.plan_migration(&v), None);
         v.ssts.push(sst(5, 3, 0, 1));
         assert_eq!(
             p.plan_migration(&v),
             Some(MigrationPlan::Swap { up: 2, down: 5 })
+        );
+    }
+
+    /// §3.4 weighs "the number of empty SSD zones" against the demand below L_t
+    /// (H2Zone `GetSsdFreeZones`: unused non-WAL SSD zones). While compactions hold
+    /// the SSD's active zones, the SSD still has those empty zones: the hot HDD SST
+    /// is moved up (once a zone can be opened), not swapped with an SSD SST.
+    #[test]
+    fn popularity_migration_counts_empty_ssd_zones_at_the_active_zone_limit() {
+        let mut p = WriteGuided::hhzs(true, false);
+        let ssts = vec![sst(1, 2, 0, 10), sst(2, 2, 1, 500), sst(3, 3, 0, 1)];
+        let mut v = view(ssts, 1, 3);
+        v.hdd_point_reads_per_s = 80.0;
+        // Active-zone limit reached: no zone can be opened this instant.
+        v.devices[0].free_zones = 0;
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 2, to: 0 })
+        );
+        // No empty zone at all: the swap with the lowest-priority SSD SST.
+        v.devices[0].empty_zones = 0;
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Swap { up: 2, down: 3 })
         );
     }
 
@@ -741,6 +770,7 @@ mod tests {
         // SSD's lowest), capacity migration runs even while reads bind.
         p.capacity_first = false;
         v.devices[0].free_zones = 0;
+        v.devices[0].empty_zones = 0;
         v.ssts.retain(|s| s.file != 60);
         v.ssts.push(sst(61, 3, 1, 900));
         assert_eq!(

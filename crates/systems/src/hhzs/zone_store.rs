@@ -612,6 +612,7 @@ impl ZoneFileStore {
                 } else {
                     0
                 },
+                empty_zones: d.free.len() as u32,
                 sst_zones: d.zones.len() as u32 - d.reserve,
                 zone_capacity_bytes: d.zones.first().map_or(0, |z| z.capacity_bytes),
             })
