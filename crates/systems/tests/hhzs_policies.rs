@@ -6,8 +6,8 @@ use zonelab_devices::open_device;
 use zonelab_engine::rng::splitmix64;
 use zonelab_engine::time::{MIB, NS_PER_S};
 use zonelab_systems::hhzs::{
-    AutoPlacement, BasicPlacement, MigrationPlan, PlacementPolicy, StoreDeviceSpec, StoreView,
-    WriteGuided, ZoneFileStore,
+    AutoPlacement, BasicPlacement, MigrationLimiter, MigrationPlan, PlacementPolicy,
+    StoreDeviceSpec, StoreView, WriteGuided, ZoneFileStore,
 };
 use zonelab_systems::lsm::{FileKind, Hint, KvOp, LsmDb, LsmOptions, LsmStorage};
 
@@ -226,6 +226,66 @@ fn migration_respects_its_rate_and_moves_the_file() {
     assert_eq!(s.device_of(5), Some(0));
     assert_eq!(s.migration_stats().to_ssd, 1);
     assert_eq!(s.traffic()[1].live_bytes, 0);
+}
+
+/// Copied bytes of a 128 MiB SST moving HDD → SSD at 64 MiB/s, sampled every
+/// millisecond from the first chunk on (index = ms since the migration began).
+fn copied_per_ms(limiter: Option<MigrationLimiter>) -> Vec<u64> {
+    let mut s = store(Box::new(AlwaysMove(5, 0)), true, false);
+    s.set_migration_rate(64 * MIB);
+    if let Some(l) = limiter {
+        s.set_migration_limiter(l);
+    }
+    let mut now = 0;
+    write_sst(&mut s, &mut now, 5, 128 * MIB);
+    let mut samples = Vec::new();
+    for step in 1..=5_000u64 {
+        // An empty file created and deleted lets the store run its due
+        // background work without foreground I/O on the disk.
+        let t = now + step * NS_PER_S / 1000;
+        s.create(t, 1_000 + step, FileKind::Sst { level: 2 })
+            .unwrap();
+        s.delete(t, 1_000 + step).unwrap();
+        let copied = s.migration_stats().copied_bytes;
+        if copied > 0 || !samples.is_empty() {
+            samples.push(copied);
+        }
+    }
+    samples
+}
+
+#[test]
+fn migration_copies_each_seconds_tokens_back_to_back_as_h2zone() {
+    // H2Zone `PerformMigration`: `TokenBucket tb(1, rate / 2 MiB)`, whose
+    // `AcquireToken` hands out all of a second's tokens at once; each
+    // `ZoneFile::Move` of 2 MiB completes before the next starts.
+    let c = copied_per_ms(None);
+    assert_eq!(c, copied_per_ms(Some(MigrationLimiter::H2ZoneWindow)));
+    let window = 64 * MIB;
+    // The 32 chunks of the first second are done well before it ends (each is
+    // one 2 MiB HDD read and one SSD write) ...
+    let burst_ms = c.iter().position(|&b| b >= window).unwrap_or_else(|| {
+        panic!(
+            "first window not copied: {} samples, last {:?}",
+            c.len(),
+            c.last()
+        )
+    });
+    assert!(burst_ms < 800, "the first 64 MiB took {burst_ms} ms");
+    // ... and nothing more is copied until the second is over.
+    assert_eq!(
+        c[990], window,
+        "a chunk beyond the window's tokens went early"
+    );
+    assert!(c[1_100] > window, "the second window did not start");
+    // Paced (the ablation) spreads the same 64 MiB over the second.
+    let p = copied_per_ms(Some(MigrationLimiter::Paced));
+    assert!(
+        p[400] <= 28 * MIB,
+        "paced copied {} MiB by 0.4 s",
+        p[400] / MIB
+    );
+    assert!(c[400] > p[400]);
 }
 
 #[test]

@@ -30,6 +30,10 @@ pub struct MigrationTask {
     pub total_bytes: u64,
     pub copied_bytes: u64,
     pub next_due_ns: Ns,
+    /// Start of the current one-second token window and the chunks it has
+    /// left ([`MigrationLimiter::H2ZoneWindow`]).
+    pub window_start_ns: Ns,
+    pub window_chunks_left: u64,
     /// The second leg of a swap (HDD → SSD), started when this one ends.
     pub then_up: Option<FileNo>,
 }
@@ -38,9 +42,28 @@ pub struct MigrationTask {
 #[derive(Debug, Clone, Default)]
 pub struct MigrationState {
     pub rate_bytes_per_s: u64,
+    pub limiter: MigrationLimiter,
     pub task: Option<MigrationTask>,
     pub next_shadow: u64,
     pub stats: MigrationStats,
+    /// Per device, when the last migration chunk issued to it completes (for
+    /// splitting foreground reads by whether they met migration I/O).
+    pub busy_until_ns: [Ns; 2],
+}
+
+/// How the rate limit spaces a migration's chunks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MigrationLimiter {
+    /// H2Zone's: `PerformMigration` builds `TokenBucket tb(1, rate / 2 MiB)`, and
+    /// `TokenBucket::AcquireToken` (`src/zenfs/fs/util.cc`) grants all of a
+    /// second's tokens at once, so `ZoneFile::Move` copies that many chunks back
+    /// to back (each read then written before the next), then waits for the
+    /// second to end. At 64 MiB/s that is 32 chunks in a burst.
+    #[default]
+    H2ZoneWindow,
+    /// Chunks spaced evenly, one per chunk ÷ rate (the model before issue 14's
+    /// sixth session; an ablation).
+    Paced,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
@@ -57,11 +80,18 @@ pub struct MigrationStats {
     /// count in the last slot): up to the SSD, down to the HDD.
     pub to_ssd_by_level: [u64; 8],
     pub to_hdd_by_level: [u64; 8],
+    /// Time migration chunks kept a device busy (issue to completion), ns.
+    pub chunk_busy_ns: u64,
 }
 
 impl ZoneFileStore {
     pub fn migration_stats(&self) -> MigrationStats {
         self.migration.stats
+    }
+
+    /// Chooses how chunks are spaced ([`MigrationLimiter`]).
+    pub fn set_migration_limiter(&mut self, limiter: MigrationLimiter) {
+        self.migration.limiter = limiter;
     }
 
     /// Changes the migration rate (0 stops starting new migrations).
@@ -144,28 +174,44 @@ impl ZoneFileStore {
             total_bytes: total,
             copied_bytes: 0,
             next_due_ns: now,
+            window_start_ns: now,
+            window_chunks_left: 0,
             then_up,
         });
         Ok(())
     }
 
     fn migration_step(&mut self, now: Ns, mut task: MigrationTask) -> Result<(), StorageError> {
-        let len = MIGRATION_CHUNK_BYTES.min(task.total_bytes - task.copied_bytes);
+        let rate = self.migration.rate_bytes_per_s.max(1);
+        let windowed = self.migration.limiter == MigrationLimiter::H2ZoneWindow;
+        // H2Zone moves `rate` bytes per token when the rate is below one chunk.
+        let chunk_bytes = match windowed {
+            true => MIGRATION_CHUNK_BYTES.min(rate),
+            false => MIGRATION_CHUNK_BYTES,
+        };
+        if windowed && task.window_chunks_left == 0 {
+            task.window_start_ns = now;
+            task.window_chunks_left = (rate / chunk_bytes).max(1);
+        }
+        let len = chunk_bytes.min(task.total_bytes - task.copied_bytes);
+        let mut done = now;
         if len > 0 {
             // With payloads the chunk's bytes are read and written to the copy.
             let chunk = match self.data.is_some() {
                 false => {
-                    self.read_internal(now, task.file, task.copied_bytes, len)?;
+                    done = self.read_internal(now, task.file, task.copied_bytes, len)?;
                     None
                 }
                 true => {
                     let mut buf = vec![0u8; len as usize];
-                    self.read_bytes_internal(now, task.file, task.copied_bytes, &mut buf)?;
+                    let (_, read_done) =
+                        self.read_bytes_internal(now, task.file, task.copied_bytes, &mut buf)?;
+                    done = read_done;
                     Some(buf)
                 }
             };
             match self.append_internal(now, task.shadow, len, chunk.as_deref()) {
-                Ok(_) => {}
+                Ok(write_done) => done = done.max(write_done),
                 Err(_) => {
                     // No room on the target any more: give the copy up.
                     self.migration.stats.cancelled += 1;
@@ -176,10 +222,26 @@ impl ZoneFileStore {
             }
             task.copied_bytes += len;
             self.migration.stats.copied_bytes += len;
+            self.migration.stats.chunk_busy_ns += done - now;
             self.traffic[task.to].migrated_in_bytes += len;
+            let from = self.device_of(task.file).unwrap_or(0);
+            for d in [from, task.to] {
+                if let Some(b) = self.migration.busy_until_ns.get_mut(d) {
+                    *b = (*b).max(done);
+                }
+            }
         }
-        let rate = self.migration.rate_bytes_per_s.max(1);
-        task.next_due_ns += (len as u128 * NS_PER_S as u128 / rate as u128) as Ns;
+        if windowed {
+            // The next chunk starts when this one is done while the window has
+            // tokens, else when done and the second is over (`AcquireToken`).
+            task.window_chunks_left -= 1;
+            task.next_due_ns = match task.window_chunks_left > 0 {
+                true => done,
+                false => done.max(task.window_start_ns + NS_PER_S),
+            };
+        } else {
+            task.next_due_ns += (len as u128 * NS_PER_S as u128 / rate as u128) as Ns;
+        }
         if task.copied_bytes < task.total_bytes {
             self.migration.task = Some(task);
             return Ok(());

@@ -956,7 +956,12 @@ impl LsmStorage for ZoneFileStore {
             if let Some(d) = self.device_of(file) {
                 self.traffic[d].point_reads += 1;
                 let kind = self.files[&file].kind;
-                self.read_stats.record_device(d, kind, done - now);
+                let met = self
+                    .migration
+                    .busy_until_ns
+                    .get(d)
+                    .is_some_and(|&b| b > now);
+                self.read_stats.record_device(d, kind, done - now, met);
             }
         }
         Ok(done)
