@@ -28,7 +28,6 @@ use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Schem
 use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS, ZENFS_META_ZONES};
 use zonelab_systems::hhzs::WriteGuided;
 use zonelab_systems::lsm::{KvOp, OpSource};
-use zonelab_workloads::ycsb::CoreWorkloadSpec;
 
 /// At most `left` operations of `inner`.
 struct Take<'a> {
@@ -90,12 +89,7 @@ fn main() {
     } else {
         open_scheme(&setup, scheme).expect("open")
     };
-    let spec = CoreWorkloadSpec {
-        record_count: records,
-        field_count: 1,
-        field_length_bytes: setup.options.value_bytes,
-        ..CoreWorkloadSpec::default()
-    };
+    let spec = setup.load_spec(records);
     let mut load = YcsbOps {
         inner: spec.load().expect("spec"),
     };

@@ -5,7 +5,6 @@
 use std::time::Instant;
 use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
 use zonelab_systems::hhzs::BasicPlacement;
-use zonelab_workloads::ycsb::CoreWorkloadSpec;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -14,12 +13,7 @@ fn main() {
     let setup = HybridSetup::paper(scale);
     let records = (PAPER_RECORDS as f64 * scale) as u64;
     let mut db = setup.open(Box::new(BasicPlacement { h })).expect("open");
-    let spec = CoreWorkloadSpec {
-        record_count: records,
-        field_count: 1,
-        field_length_bytes: setup.options.value_bytes,
-        ..CoreWorkloadSpec::default()
-    };
+    let spec = setup.load_spec(records);
     let wall = Instant::now();
     let s = db
         .run_ops(

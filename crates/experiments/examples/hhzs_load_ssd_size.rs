@@ -16,7 +16,6 @@
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS};
 use zonelab_systems::hhzs::WriteGuided;
-use zonelab_workloads::ycsb::CoreWorkloadSpec;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -58,12 +57,7 @@ fn main() {
             if let Some(r) = rate_mibs.filter(|_| migrates) {
                 db.storage_mut().set_migration_rate(r << 20);
             }
-            let spec = CoreWorkloadSpec {
-                record_count: records,
-                field_count: 1,
-                field_length_bytes: setup.options.value_bytes,
-                ..CoreWorkloadSpec::default()
-            };
+            let spec = setup.load_spec(records);
             let mut load = YcsbOps {
                 inner: spec.load().expect("spec"),
             };

@@ -10,7 +10,7 @@ use zonelab_engine::RngStreams;
 use zonelab_experiments::hhzs_eval::{open_scheme, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
 use zonelab_systems::hhzs::WriteGuided;
-use zonelab_workloads::ycsb::{custom, CoreWorkloadSpec};
+use zonelab_workloads::ycsb::custom;
 
 fn main() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
@@ -29,12 +29,7 @@ fn main() -> Result<(), String> {
     let setup = HybridSetup::paper(scale);
     let records = ((PAPER_RECORDS as f64 * scale) as u64).max(1000);
     let ops = ((5_000_000.0 * scale) as u64).max(20_000);
-    let spec = CoreWorkloadSpec {
-        record_count: records,
-        field_count: 1,
-        field_length_bytes: setup.options.value_bytes,
-        ..CoreWorkloadSpec::default()
-    };
+    let spec = setup.load_spec(records);
     let mut db = open_scheme(&setup, Scheme::PM)?;
     let load = db
         .run_ops(

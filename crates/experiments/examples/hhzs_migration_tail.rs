@@ -16,7 +16,7 @@ use zonelab_engine::RngStreams;
 use zonelab_experiments::hhzs_eval::{open_scheme, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
 use zonelab_systems::hhzs::MigrationLimiter;
-use zonelab_workloads::ycsb::{custom, CoreWorkloadSpec};
+use zonelab_workloads::ycsb::custom;
 
 fn arg<T: std::str::FromStr>(
     args: &[String],
@@ -88,12 +88,7 @@ fn main() -> Result<(), String> {
         "scale {scale}, run seed {seed}: P+M, 50 % reads, α 0.9, {records} records, {ops} ops"
     );
     let mut db = open_scheme(&setup, Scheme::PM)?;
-    let load_spec = CoreWorkloadSpec {
-        record_count: records,
-        field_count: 1,
-        field_length_bytes: setup.options.value_bytes,
-        ..CoreWorkloadSpec::default()
-    };
+    let load_spec = setup.load_spec(records);
     db.run_ops(
         &mut YcsbOps {
             inner: load_spec.load().map_err(|e| e.to_string())?,

@@ -31,7 +31,6 @@ impl PlacementPolicy for WalOnHdd {
         Box::new(self.clone())
     }
 }
-use zonelab_workloads::ycsb::CoreWorkloadSpec;
 
 fn main() -> Result<(), String> {
     let scale: f64 = match std::env::args().nth(1) {
@@ -42,12 +41,7 @@ fn main() -> Result<(), String> {
     };
     let setup = HybridSetup::paper(scale);
     let records = ((PAPER_RECORDS as f64 * scale) as u64).max(1000);
-    let spec = CoreWorkloadSpec {
-        record_count: records,
-        field_count: 1,
-        field_length_bytes: setup.options.value_bytes,
-        ..CoreWorkloadSpec::default()
-    };
+    let spec = setup.load_spec(records);
     type Make = fn() -> Box<dyn PlacementPolicy>;
     let cases: [(&str, Make, u32); 6] = [
         ("B3, no pool", || Box::new(BasicPlacement { h: 3 }), 0),

@@ -83,12 +83,7 @@ fn main() -> Result<(), String> {
     let update_is_rmw = std::env::var("ZONELAB_UPDATE_IS_RMW").is_ok_and(|v| v == "1");
     for scheme in schemes {
         let mut db = open_scheme(&setup, scheme)?;
-        let load_spec = CoreWorkloadSpec {
-            record_count: records,
-            field_count: 1,
-            field_length_bytes: setup.options.value_bytes,
-            ..CoreWorkloadSpec::default()
-        };
+        let load_spec = setup.load_spec(records);
         let load = db
             .run_ops(
                 &mut YcsbOps {

@@ -189,12 +189,7 @@ pub fn run_load_job_at(
     setup.ssd_zones = job.ssd_zones;
     let mut db = open_scheme(&setup, job.scheme).map_err(ctx)?;
     let most = ends.iter().map(|e| e.records).max().unwrap_or(0);
-    let load_spec = CoreWorkloadSpec {
-        record_count: most,
-        field_count: 1,
-        field_length_bytes: setup.options.value_bytes,
-        ..CoreWorkloadSpec::default()
-    };
+    let load_spec = setup.load_spec(most);
     let mut load_ops = YcsbOps {
         inner: load_spec.load().map_err(|e| ctx(e.to_string()))?,
     };

@@ -5,7 +5,7 @@
 use zonelab_devices::{open_device_with, ProfileOverride};
 use zonelab_systems::hhzs::{PlacementPolicy, StoreDeviceSpec, ZenfsSharing, ZoneFileStore};
 use zonelab_systems::lsm::{KvOp, LsmDb, LsmOptions, OpSource};
-use zonelab_workloads::ycsb::{keys::key_value, InsertOrder, YcsbOp};
+use zonelab_workloads::ycsb::{keys::key_value, CoreWorkloadSpec, InsertOrder, YcsbOp};
 
 /// The paper's data set: 200 GiB of 1 KiB objects (§2.3) = 209,715,200 records.
 pub const PAPER_RECORDS: u64 = 200 * 1024 * 1024;
@@ -47,6 +47,17 @@ pub struct HybridSetup {
 }
 
 impl HybridSetup {
+    /// The YCSB load of the paper's experiments (§4.1): `records` one-field records of
+    /// the store's value size, YCSB's defaults otherwise.
+    pub fn load_spec(&self, records: u64) -> CoreWorkloadSpec {
+        CoreWorkloadSpec {
+            record_count: records,
+            field_count: 1,
+            field_length_bytes: self.options.value_bytes,
+            ..CoreWorkloadSpec::default()
+        }
+    }
+
     /// The paper's devices and RocksDB options, every size scaled by `scale`. The
     /// SSD keeps 20 zones: one SST per zone, so it holds 20 SSTs at every scale.
     pub fn paper(scale: f64) -> Self {

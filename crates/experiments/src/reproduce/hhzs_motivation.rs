@@ -16,7 +16,7 @@ use zonelab_engine::time::{GIB, NS_PER_S};
 use zonelab_engine::RngStreams;
 use zonelab_systems::hhzs::{BasicPlacement, FileClass, ZoneFileStore};
 use zonelab_systems::lsm::{LevelSamples, LsmDb, LsmSummary};
-use zonelab_workloads::ycsb::{custom, CoreWorkloadSpec};
+use zonelab_workloads::ycsb::custom;
 
 pub struct HhzsMotivationTarget;
 
@@ -111,12 +111,7 @@ fn run_load(
         .open(Box::new(BasicPlacement { h }))
         .map_err(run_err)?;
     db.sample_levels_every(sample_interval_ns);
-    let spec = CoreWorkloadSpec {
-        record_count: records,
-        field_count: 1,
-        field_length_bytes: setup.options.value_bytes,
-        ..CoreWorkloadSpec::default()
-    };
+    let spec = setup.load_spec(records);
     let load_ops = spec.load().map_err(|e| run_err(e.to_string()))?;
     let load = db
         .run_ops(&mut YcsbOps { inner: load_ops }, target_ops_per_s)
