@@ -22,7 +22,9 @@ pub const POLICY_TICK_NS: Ns = NS_PER_S;
 /// H2Zone's planning window: `ZenFS::Mount` builds `tb_ = new TokenBucket(16, 1)`
 /// (`src/zenfs/fs/fs_zenfs.cc`) and `ZenFS::MigrationDaemonRun`
 /// (`src/zenfs/fs/fs_mig_zenfs.cc`) plans (popularity, then capacity migration)
-/// only `if (tb_->AcquireToken())`: one round per 16 s, the first at mount.
+/// only `if (tb_->AcquireToken())`: one round per 16 s, the first at mount. The
+/// store's default; a scaled experiment scales it with its run lengths
+/// ([`ZoneFileStore::set_migration_planning_window_ns`]).
 pub const H2ZONE_PLANNING_WINDOW_NS: Ns = 16 * NS_PER_S;
 
 /// A copy in progress.
@@ -56,6 +58,8 @@ pub struct MigrationState {
     pub busy_until_ns: [Ns; 2],
     pub planning: MigrationPlanning,
     pub gate: PlanningGate,
+    /// The gate's window ([`H2ZONE_PLANNING_WINDOW_NS`] unless set).
+    pub planning_window_ns: Ns,
 }
 
 /// When the store asks the policy for a migration.
@@ -85,12 +89,12 @@ pub struct PlanningGate {
 }
 
 impl PlanningGate {
-    /// `TokenBucket::AcquireToken` with one token per 16-s window.
-    pub fn acquire(&mut self, now: Ns) -> bool {
+    /// `TokenBucket::AcquireToken` with one token per `window_ns`.
+    pub fn acquire(&mut self, now: Ns, window_ns: Ns) -> bool {
         let granted = if !self.spent_first {
             self.spent_first = true;
             true
-        } else if now.saturating_sub(self.window_start_ns) >= H2ZONE_PLANNING_WINDOW_NS {
+        } else if now.saturating_sub(self.window_start_ns) >= window_ns {
             self.window_start_ns = now;
             true
         } else {
@@ -152,6 +156,14 @@ impl ZoneFileStore {
         self.migration.planning = planning;
     }
 
+    /// The planning gate's window. H2Zone's is 16 s at paper scale; an experiment
+    /// at scale S runs S times shorter loads and runs while the migration rate is
+    /// not scaled (so as many SSTs move per run), and scales this window by S to
+    /// keep the gate's share of each move (`HybridSetup::paper`).
+    pub fn set_migration_planning_window_ns(&mut self, window_ns: Ns) {
+        self.migration.planning_window_ns = window_ns;
+    }
+
     /// Planning rounds granted and refused by H2Zone's 16-s gate.
     pub fn planning_rounds(&self) -> (u64, u64) {
         (self.migration.gate.granted, self.migration.gate.refused)
@@ -181,7 +193,10 @@ impl ZoneFileStore {
             let may_plan = self.migration.task.is_none()
                 && self.migration.rate_bytes_per_s > 0
                 && match self.migration.planning {
-                    MigrationPlanning::H2ZoneWindow => self.migration.gate.acquire(now),
+                    MigrationPlanning::H2ZoneWindow => {
+                        let window_ns = self.migration.planning_window_ns;
+                        self.migration.gate.acquire(now, window_ns)
+                    }
                     MigrationPlanning::EveryTick => true,
                 };
             if may_plan {

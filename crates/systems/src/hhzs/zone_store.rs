@@ -379,7 +379,10 @@ impl ZoneFileStore {
             traffic,
             occupancy_samples: None,
             cache: None,
-            migration: MigrationState::default(),
+            migration: MigrationState {
+                planning_window_ns: super::migration::H2ZONE_PLANNING_WINDOW_NS,
+                ..MigrationState::default()
+            },
             next_policy_tick_ns: 0,
             tick_baseline: (0, 0, 0),
             data: None,
