@@ -244,14 +244,17 @@ fn migration_is_planned_once_per_h2zone_window_and_at_once_after_a_mount() {
     // H2Zone: `tb_ = new TokenBucket(16, 1)` at mount; `MigrationDaemonRun`
     // plans only `if (tb_->AcquireToken())`: the first round at once, then one
     // per 16 s.
-    let (rounds, after_mount) = planning_rounds(MigrationPlanning::H2ZoneWindow, None, 160);
+    let (rounds, after_mount) = planning_rounds(MigrationPlanning::H2ZoneWindow, Some(16), 160);
     assert!((10..=11).contains(&rounds), "{rounds} rounds in 160 s");
     assert_eq!(after_mount, 1, "a new mount plans at once");
     // A scaled window (2 s) plans eight times as often.
     let (scaled, _) = planning_rounds(MigrationPlanning::H2ZoneWindow, Some(2), 160);
     assert!((80..=81).contains(&scaled), "{scaled} rounds in 160 s");
-    // The ablation plans on every one-second tick.
-    let (every, _) = planning_rounds(MigrationPlanning::EveryTick, None, 160);
+    // The ablation plans on every one-second tick, and so does a store whose
+    // window was never set (built directly, not by an experiment's set-up).
+    let (every, _) = planning_rounds(MigrationPlanning::EveryTick, Some(16), 160);
+    assert!(every >= 159, "{every} rounds in 160 s");
+    let (every, _) = planning_rounds(MigrationPlanning::H2ZoneWindow, None, 160);
     assert!(every >= 159, "{every} rounds in 160 s");
 }
 

@@ -22,8 +22,8 @@ pub const POLICY_TICK_NS: Ns = NS_PER_S;
 /// H2Zone's planning window: `ZenFS::Mount` builds `tb_ = new TokenBucket(16, 1)`
 /// (`src/zenfs/fs/fs_zenfs.cc`) and `ZenFS::MigrationDaemonRun`
 /// (`src/zenfs/fs/fs_mig_zenfs.cc`) plans (popularity, then capacity migration)
-/// only `if (tb_->AcquireToken())`: one round per 16 s, the first at mount. The
-/// store's default; a scaled experiment scales it with its run lengths
+/// only `if (tb_->AcquireToken())`: one round per 16 s, the first at mount. An
+/// experiment at scale S sets S × this
 /// ([`ZoneFileStore::set_migration_planning_window_ns`]).
 pub const H2ZONE_PLANNING_WINDOW_NS: Ns = 16 * NS_PER_S;
 
@@ -58,7 +58,9 @@ pub struct MigrationState {
     pub busy_until_ns: [Ns; 2],
     pub planning: MigrationPlanning,
     pub gate: PlanningGate,
-    /// The gate's window ([`H2ZONE_PLANNING_WINDOW_NS`] unless set).
+    /// The gate's window: 0 (a round every tick) until an experiment sets it
+    /// (`HybridSetup::paper`: [`H2ZONE_PLANNING_WINDOW_NS`] × scale); stores built
+    /// directly (unit tests, the zonefs emulation) keep planning every tick.
     pub planning_window_ns: Ns,
 }
 

@@ -379,10 +379,7 @@ impl ZoneFileStore {
             traffic,
             occupancy_samples: None,
             cache: None,
-            migration: MigrationState {
-                planning_window_ns: super::migration::H2ZONE_PLANNING_WINDOW_NS,
-                ..MigrationState::default()
-            },
+            migration: MigrationState::default(),
             next_policy_tick_ns: 0,
             tick_baseline: (0, 0, 0),
             data: None,
