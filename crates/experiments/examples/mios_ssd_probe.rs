@@ -282,11 +282,19 @@ fn main() -> Result<(), String> {
             break;
         }
     }
+    // Fig. 8's "reduction in queue lengths": the mean queue an arrival finds.
+    let queue_sum: u64 = r
+        .ssd_queue_length_counts
+        .iter()
+        .enumerate()
+        .map(|(len, c)| len as u64 * c)
+        .sum();
     println!(
-        "# SSD depth {:?}: iostat util {:.1}%, longest queue {}, queue CDF {}",
+        "# SSD depth {:?}: iostat util {:.1}%, longest queue {}, mean queue at arrival {:.4}, queue CDF {}",
         cfg.ssd_dispatch_depth,
         100.0 * r.ssd_busy_ns as f64 / r.duration_ns.max(1) as f64,
         r.max_ssd_queue_length,
+        queue_sum as f64 / arrivals.max(1) as f64,
         quantiles.join(" ")
     );
     let by_len: Vec<String> = r
