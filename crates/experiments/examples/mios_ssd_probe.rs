@@ -15,7 +15,8 @@
 //! (MIOS's threshold L for a node run; unset: never redirect for the queue),
 //! `ZONELAB_MIOS_TIME_STRETCH` (node mode: arrival times stretched by this factor
 //! from the first arrival — the same requests at a lower byte rate, an ablation),
-//! `ZONELAB_MIOS_HDD_SET` (comma-separated `key=value` overrides of the `wd100efax`
+//! `ZONELAB_MIOS_HDD_TIER` (`interval_ms,request_kib`: the HDD tier's own writes,
+//! `NodeConfig::hdd_tier_load`, an ablation), `ZONELAB_MIOS_HDD_SET` (comma-separated `key=value` overrides of the `wd100efax`
 //! profile used by the node, e.g. `cache.idle_flush_ms=1000000`; the profiling
 //! run before it uses the stock drive, as `reproduce mios` does).
 //!
@@ -30,7 +31,7 @@ use zonelab_devices::{
 };
 use zonelab_engine::{Ns, KIB, MIB, NS_PER_S};
 use zonelab_experiments::reproduce::{mios_aged_ssd, mios_pangu_requests, MIOS_LOG_BYTES};
-use zonelab_systems::mios::node::{run_node, NodeConfig, Policy, UserOp, UserRequest};
+use zonelab_systems::mios::node::{run_node, HddTierLoad, NodeConfig, Policy, UserOp, UserRequest};
 use zonelab_systems::mios::{profile, ProfileConfig};
 use zonelab_workloads::pangu::find_node;
 
@@ -257,6 +258,21 @@ fn main() -> Result<(), String> {
             .map_err(|_| format!("ZONELAB_MIOS_SYNC_EXTRA_MS `{v}`: a number"))?;
         cfg.sync_extra_ns = (ms * 1e6) as Ns;
     }
+    // Ablation: the HDD tier's own writes, `interval_ms,request_kib`
+    // (`NodeConfig::hdd_tier_load`).
+    if let Ok(v) = std::env::var("ZONELAB_MIOS_HDD_TIER") {
+        let bad = || format!("ZONELAB_MIOS_HDD_TIER `{v}`: interval_ms,request_kib");
+        let (ms, kib) = v.split_once(',').ok_or_else(bad)?;
+        let ms: f64 = ms.trim().parse().map_err(|_| bad())?;
+        let kib: u64 = kib.trim().parse().map_err(|_| bad())?;
+        if !(ms > 0.0) || kib == 0 {
+            return Err(bad());
+        }
+        cfg.hdd_tier_load = Some(HddTierLoad {
+            interval_ns: (ms * 1e6) as Ns,
+            request_bytes: kib * KIB,
+        });
+    }
     let mut probe = Probe {
         inner: ssd,
         outstanding: BinaryHeap::new(),
@@ -334,7 +350,7 @@ fn main() -> Result<(), String> {
     );
     let sd = &r.hdd_sync_duration;
     println!(
-        "# syncs: mean {:.1} ms, p50 {:.1} ms, max {:.1} ms, {:.2} MiB buffered on average (max {:.2}); writes arriving during a sync {}; HDD user writes {} ({} in Mid stages; observed S {}), HDD gross util {:.1}%",
+        "# syncs: mean {:.1} ms, p50 {:.1} ms, max {:.1} ms, {:.2} MiB buffered on average (max {:.2}); writes arriving during a sync {}; HDD user writes {} ({} in Mid stages; observed S {}), HDD gross util {:.1}%; HDD tier writes {} ({:.2} GB); user writes on the HDD by observed state F/M/S {:?}, HDD-served p99.9 {:.1} us, SSD-served p99.9 {:.1} us",
         sd.mean_ns / 1e6,
         sd.p50_ns as f64 / 1e6,
         sd.max_ns as f64 / 1e6,
@@ -344,7 +360,15 @@ fn main() -> Result<(), String> {
         r.hdd_user_write_requests,
         r.hdd_user_writes_in_mid_stages,
         r.hdd_user_writes_observed_s,
-        100.0 * r.hdd_gross_utilisation
+        100.0 * r.hdd_gross_utilisation,
+        r.hdd_tier_writes,
+        r.hdd_tier_bytes as f64 / 1e9,
+        r.hdd_user_write_latency_by_observed_state
+            .iter()
+            .map(|s| s.count)
+            .collect::<Vec<_>>(),
+        r.hdd_served_write_latency.p999_ns as f64 / 1e3,
+        r.ssd_served_write_latency.p999_ns as f64 / 1e3
     );
     Ok(())
 }
