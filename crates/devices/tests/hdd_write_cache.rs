@@ -404,6 +404,109 @@ fn sync_after_a_full_buffer_costs_the_flush_and_leaves_the_next_writes_fast() {
     assert_eq!(sync(e.as_mut(), 1_000), 1_000 + 28 * US);
 }
 
+/// `n` distinct pseudo-random 4 KiB-aligned LBAs spread over the whole disk
+/// (a fixed LCG: deterministic).
+fn scattered_lbas(d: &dyn Device, n: usize) -> Vec<u64> {
+    let slots = d.info().capacity_blocks / 8 - 1;
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    (0..n)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 11) % slots * 8
+        })
+        .collect()
+}
+
+#[test]
+fn a_sync_of_scattered_blocks_pays_a_seek_and_rotation_per_block() {
+    // BCW §4.2: "a sync() can take several hundred milliseconds". The model's sync
+    // writes what is buffered through the mechanics: 64 scattered 4 KiB blocks
+    // cost about 64 × (short seek + rotational wait), not 256 KiB at the media rate.
+    const N: usize = 64;
+    let mut d = dev("wd100efax");
+    let mut now = 0;
+    for lba in scattered_lbas(d.as_ref(), N) {
+        let c = d
+            .submit(now, &Command::Write { lba, blocks: 8 }, Payload::SizeOnly)
+            .unwrap();
+        assert!(c.done_ns - now < 100 * US, "buffered: F latency");
+        now = c.done_ns;
+    }
+    let before = d.stats(now);
+    let done = sync(d.as_mut(), now);
+    let cost = done - now;
+    let st = d.stats(done);
+    let seeks = counter(&st, "seeks") - counter(&before, "seeks");
+    let per_block_ns = cost as f64 / N as f64;
+    eprintln!(
+        "wd100efax: sync of {N} scattered 4 KiB blocks took {:.1} ms ({:.2} ms per block, {seeks} seeks)",
+        ms(cost as f64),
+        ms(per_block_ns)
+    );
+    assert_eq!(counter(&st, "cache_sync_bytes"), N as u64 * 4 * KIB);
+    assert!(
+        seeks as usize >= N - 1,
+        "every block is elsewhere: {seeks} seeks"
+    );
+    // Each block: at least a track-to-track seek (0.8 ms) plus some rotational wait;
+    // at most an average seek (8 ms) plus a whole revolution (8.3 ms).
+    assert!(
+        per_block_ns > 0.8e6 + REV_7200_NS as f64 / 4.0,
+        "{per_block_ns} ns per block"
+    );
+    assert!(
+        per_block_ns < 8e6 + REV_7200_NS as f64,
+        "{per_block_ns} ns per block"
+    );
+    // The same bytes written sequentially sync at least 10× faster.
+    let mut s = dev("wd100efax");
+    let ws = seq_writes(s.as_mut(), 0, 0, 4 * KIB, N, 0);
+    let t = ws.last().unwrap().done_ns();
+    let seq_cost = sync(s.as_mut(), t) - t;
+    assert!(
+        cost > 10 * seq_cost,
+        "scattered {cost} vs sequential {seq_cost}"
+    );
+}
+
+#[test]
+fn commands_arriving_during_a_sync_wait_for_it() {
+    // FLUSH CACHE is non-queued (ATA ACS-3): a write or a read sent while it runs
+    // is served after it, then at its usual (fast) latency.
+    let mut d = dev("wd100efax");
+    let ws = run_after_sync(d.as_mut(), 64 * KIB, 256, 0);
+    let t = ws.last().unwrap().done_ns();
+    let sync_done = sync(d.as_mut(), t);
+    assert!(sync_done - t > 50 * MS, "a full buffer to flush");
+    let w = d
+        .submit(
+            t + MS,
+            &Command::Write {
+                lba: 16 * MIB / 512,
+                blocks: 8,
+            },
+            Payload::SizeOnly,
+        )
+        .unwrap();
+    assert!(w.done_ns > sync_done, "the write waited for the sync");
+    assert!(w.done_ns - sync_done < 100 * US, "then took F latency");
+    let r = d
+        .submit(
+            t + 2 * MS,
+            &Command::Read {
+                lba: 16 * MIB / 512,
+                blocks: 8,
+            },
+            Payload::SizeOnly,
+        )
+        .unwrap();
+    assert!(r.done_ns > sync_done, "the read waited for the sync");
+    // Before the change the write was taken as soon as the sync's first batch
+    // freed room (a few ms), long before the sync completed.
+}
+
 #[test]
 fn an_idle_buffer_drains_in_the_background() {
     let mut d = dev("wd100efax");

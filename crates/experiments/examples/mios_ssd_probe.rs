@@ -14,7 +14,11 @@
 //! `ZONELAB_MIOS_NO_READS` (set: drop the trace's reads, an ablation), `ZONELAB_MIOS_L`
 //! (MIOS's threshold L for a node run; unset: never redirect for the queue),
 //! `ZONELAB_MIOS_TIME_STRETCH` (node mode: arrival times stretched by this factor
-//! from the first arrival — the same requests at a lower byte rate, an ablation).
+//! from the first arrival — the same requests at a lower byte rate, an ablation),
+//! `ZONELAB_MIOS_HDD_TIER` (`interval_ms,request_kib`: the HDD tier's own writes,
+//! `NodeConfig::hdd_tier_load`, an ablation), `ZONELAB_MIOS_HDD_SET` (comma-separated `key=value` overrides of the `wd100efax`
+//! profile used by the node, e.g. `cache.idle_flush_ms=1000000`; the profiling
+//! run before it uses the stock drive, as `reproduce mios` does).
 //!
 //! `append` ages the SSD as `reproduce mios` does (sequential fill, then one
 //! capacity of the traces' chunk-file appends); `seq` only fills it sequentially.
@@ -22,11 +26,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use zonelab_devices::{
-    open_device, Command, Completion, Device, DeviceError, DeviceInfo, DeviceStats, Payload,
+    open_device, open_device_with, Command, Completion, Device, DeviceError, DeviceInfo,
+    DeviceStats, Payload, ProfileOverride,
 };
 use zonelab_engine::{Ns, KIB, MIB, NS_PER_S};
 use zonelab_experiments::reproduce::{mios_aged_ssd, mios_pangu_requests, MIOS_LOG_BYTES};
-use zonelab_systems::mios::node::{run_node, NodeConfig, Policy, UserOp, UserRequest};
+use zonelab_systems::mios::node::{run_node, HddTierLoad, NodeConfig, Policy, UserOp, UserRequest};
 use zonelab_systems::mios::{profile, ProfileConfig};
 use zonelab_workloads::pangu::find_node;
 
@@ -215,7 +220,17 @@ fn main() -> Result<(), String> {
     let params = profile(hdd.as_mut(), &ProfileConfig::new(64 * KIB))
         .map_err(|e| e.to_string())?
         .params;
-    let mut hdd = open_device("wd100efax").map_err(|e| e.to_string())?;
+    // Ablation: HDD profile overrides, e.g. `cache.idle_flush_ms=1000000` (the
+    // buffer never drains in idle time, so every sync writes what BCW wrote).
+    let hdd_set: Vec<ProfileOverride> = match std::env::var("ZONELAB_MIOS_HDD_SET") {
+        Ok(v) => v
+            .split(',')
+            .map(ProfileOverride::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?,
+        Err(_) => Vec::new(),
+    };
+    let mut hdd = open_device_with("wd100efax", &hdd_set).map_err(|e| e.to_string())?;
     // L: 1 for fio (§5.4); for a node, `ZONELAB_MIOS_L` (e.g. the run's measured
     // L, so MIOS_D redirects as in `reproduce mios`), else never (MIOS_D = Baseline).
     let l = match std::env::var("ZONELAB_MIOS_L") {
@@ -242,6 +257,21 @@ fn main() -> Result<(), String> {
             .parse()
             .map_err(|_| format!("ZONELAB_MIOS_SYNC_EXTRA_MS `{v}`: a number"))?;
         cfg.sync_extra_ns = (ms * 1e6) as Ns;
+    }
+    // Ablation: the HDD tier's own writes, `interval_ms,request_kib`
+    // (`NodeConfig::hdd_tier_load`).
+    if let Ok(v) = std::env::var("ZONELAB_MIOS_HDD_TIER") {
+        let bad = || format!("ZONELAB_MIOS_HDD_TIER `{v}`: interval_ms,request_kib");
+        let (ms, kib) = v.split_once(',').ok_or_else(bad)?;
+        let ms: f64 = ms.trim().parse().map_err(|_| bad())?;
+        let kib: u64 = kib.trim().parse().map_err(|_| bad())?;
+        if !(ms > 0.0) || kib == 0 {
+            return Err(bad());
+        }
+        cfg.hdd_tier_load = Some(HddTierLoad {
+            interval_ns: (ms * 1e6) as Ns,
+            request_bytes: kib * KIB,
+        });
     }
     let mut probe = Probe {
         inner: ssd,
@@ -282,11 +312,19 @@ fn main() -> Result<(), String> {
             break;
         }
     }
+    // Fig. 8's "reduction in queue lengths": the mean queue an arrival finds.
+    let queue_sum: u64 = r
+        .ssd_queue_length_counts
+        .iter()
+        .enumerate()
+        .map(|(len, c)| len as u64 * c)
+        .sum();
     println!(
-        "# SSD depth {:?}: iostat util {:.1}%, longest queue {}, queue CDF {}",
+        "# SSD depth {:?}: iostat util {:.1}%, longest queue {}, mean queue at arrival {:.4}, queue CDF {}",
         cfg.ssd_dispatch_depth,
         100.0 * r.ssd_busy_ns as f64 / r.duration_ns.max(1) as f64,
         r.max_ssd_queue_length,
+        queue_sum as f64 / arrivals.max(1) as f64,
         quantiles.join(" ")
     );
     let by_len: Vec<String> = r
@@ -320,15 +358,25 @@ fn main() -> Result<(), String> {
     );
     let sd = &r.hdd_sync_duration;
     println!(
-        "# syncs: mean {:.1} ms, p50 {:.1} ms, max {:.1} ms; writes arriving during a sync {}; HDD user writes {} ({} in Mid stages; observed S {}), HDD gross util {:.1}%",
+        "# syncs: mean {:.1} ms, p50 {:.1} ms, max {:.1} ms, {:.2} MiB buffered on average (max {:.2}); writes arriving during a sync {}; HDD user writes {} ({} in Mid stages; observed S {}), HDD gross util {:.1}%; HDD tier writes {} ({:.2} GB); user writes on the HDD by observed state F/M/S {:?}, HDD-served p99.9 {:.1} us, SSD-served p99.9 {:.1} us",
         sd.mean_ns / 1e6,
         sd.p50_ns as f64 / 1e6,
         sd.max_ns as f64 / 1e6,
+        r.hdd_sync_bytes as f64 / r.hdd_syncs.max(1) as f64 / MIB as f64,
+        r.hdd_sync_bytes_max as f64 / MIB as f64,
         r.writes_arriving_during_sync,
         r.hdd_user_write_requests,
         r.hdd_user_writes_in_mid_stages,
         r.hdd_user_writes_observed_s,
-        100.0 * r.hdd_gross_utilisation
+        100.0 * r.hdd_gross_utilisation,
+        r.hdd_tier_writes,
+        r.hdd_tier_bytes as f64 / 1e9,
+        r.hdd_user_write_latency_by_observed_state
+            .iter()
+            .map(|s| s.count)
+            .collect::<Vec<_>>(),
+        r.hdd_served_write_latency.p999_ns as f64 / 1e3,
+        r.ssd_served_write_latency.p999_ns as f64 / 1e3
     );
     Ok(())
 }

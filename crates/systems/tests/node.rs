@@ -3,7 +3,9 @@
 
 use zonelab_devices::open_device;
 use zonelab_engine::{GIB, KIB};
-use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserOp, UserRequest};
+use zonelab_systems::mios::node::{
+    run_node, HddTierLoad, NodeConfig, NodeResult, Policy, UserOp, UserRequest,
+};
 use zonelab_systems::mios::{profile, ProfileConfig, ProfiledParams};
 
 fn params() -> ProfiledParams {
@@ -563,4 +565,57 @@ fn every_congested_mios_d_write_is_redirected_or_kept_on_the_ssd_for_a_counted_r
     );
     let (baseline, _) = run_on_fresh_with_threshold(Policy::SsdOnly, threshold, &reqs);
     assert_eq!(baseline.congested_writes_kept_on_ssd, [0; 4]);
+}
+
+/// The HDD tier's own writes (`NodeConfig::hdd_tier_load`, an ablation; §2.3 and
+/// Table 5's Baseline column: the HDD is 4–10 % busy with its own traffic): they
+/// are written, counted, fill the drive's buffer behind BCW's back (ADW does not
+/// see them), so the syncs find more to write and user writes predicted F or M
+/// meet S; deterministic.
+#[test]
+fn the_hdd_tiers_own_writes_fill_the_buffer_behind_bcws_back() {
+    let run_policy = |policy: Policy, tier: Option<HddTierLoad>| {
+        let mut ssd = open_device("ssd-960evo").unwrap();
+        let mut hdd = open_device("wd100efax").unwrap();
+        let mut cfg = NodeConfig::paper(policy, 2, params(), 64 * GIB);
+        cfg.hdd_tier_load = tier;
+        run_node(ssd.as_mut(), hdd.as_mut(), &workload(), &cfg).unwrap()
+    };
+    let run_tier = |tier| run_policy(Policy::MiosE, tier);
+    let plain = run_tier(None);
+    assert_eq!(plain.hdd_tier_writes, 0);
+    let load = HddTierLoad {
+        interval_ns: 20_000_000,
+        request_bytes: 1024 * KIB,
+    };
+    let tier = run_tier(Some(load));
+    // One every 20 ms from the first request (1 ms) to the last arrival.
+    let last = workload().last().unwrap().arrival_ns;
+    let expected = (last - 1_000_000) / 20_000_000 + 1;
+    assert_eq!(tier.hdd_tier_writes, expected);
+    assert_eq!(tier.hdd_tier_bytes, expected * 1024 * KIB);
+    // The HDD spends the tier's time on them.
+    assert!(tier.hdd_gross_utilisation > plain.hdd_gross_utilisation);
+    // User writes meet S that BCW did not predict (none without the tier's writes).
+    assert_eq!(plain.hdd_user_writes_observed_s, 0);
+    assert!(tier.hdd_user_writes_observed_s > 0, "{tier:?}");
+    // Every user byte is still on one device.
+    assert_eq!(
+        tier.ssd_write_bytes + tier.hdd_user_write_bytes,
+        plain.ssd_write_bytes + plain.hdd_user_write_bytes
+    );
+    // F-only's syncs (no padding) find the tier's data in the buffer too.
+    let f_plain = run_policy(Policy::MiosFOnly, None);
+    let f_tier = run_policy(Policy::MiosFOnly, Some(load));
+    assert!(
+        f_tier.hdd_sync_bytes > f_plain.hdd_sync_bytes,
+        "{} vs {}",
+        f_tier.hdd_sync_bytes,
+        f_plain.hdd_sync_bytes
+    );
+    let again = run_tier(Some(load));
+    assert_eq!(
+        serde_json::to_string(&tier).unwrap(),
+        serde_json::to_string(&again).unwrap()
+    );
 }

@@ -136,12 +136,14 @@ impl CmrHdd {
     }
 
     fn read_path(&mut self, now_ns: Ns, lba: u64, blocks: u32) -> Ns {
+        let mut start_ns = now_ns;
         if let Some(cache) = self.cache.as_mut() {
             if let Some(done) = cache.read_hit(&mut self.core, now_ns, lba, blocks) {
                 return done;
             }
+            start_ns = cache.after_sync_ns(now_ns);
         }
-        self.core.read(now_ns, lba, blocks)
+        self.core.read(start_ns, lba, blocks)
     }
 }
 

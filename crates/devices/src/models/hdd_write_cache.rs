@@ -64,7 +64,12 @@
 //!   the drain after the batch in progress (§3.1: "after an idle period, the HDD
 //!   buffer may become empty implicitly").
 //! - **Sync** (`Command::Flush`): every buffered byte is flushed in batches; the
-//!   command completes when the last one is on the platter.
+//!   command completes when the last one is on the platter. Its cost emerges from
+//!   what is buffered: sequential data streams at the media rate (16 MiB ≈ 80 ms),
+//!   scattered blocks pay a seek and rotational wait each (tests/hdd_write_cache.rs).
+//!   FLUSH CACHE (EXT) is a non-queued ATA command (ACS-3 §7.10, §7.11: the device
+//!   reports completion only when the cache is on the media; a non-queued command
+//!   cannot overlap others): commands that arrive during a sync wait for it.
 //! - **Reads** of a range held entirely in the buffer are served from it
 //!   (command overhead + interface transfer); any other read goes to the
 //!   mechanics, behind flushes already under way.
@@ -232,6 +237,9 @@ pub struct CacheCounters {
     pub flushed_bytes: u64,
     /// Flush commands that had to wait for buffered data to reach the platters.
     pub syncs: u64,
+    /// Bytes the syncs found in the buffer (buffered or in a batch not yet on the
+    /// platters): what they had to write before completing.
+    pub sync_bytes: u64,
     pub idle_drains: u64,
     pub read_hits: u64,
     pub read_hit_bytes: u64,
@@ -256,6 +264,8 @@ pub struct HddWriteCache {
     flush_busy_from_ns: Ns,
     /// The interface is busy moving write data until then.
     interface_free_ns: Ns,
+    /// The last sync completes then; no command is served before (non-queued).
+    sync_done_ns: Ns,
     last_write_done_ns: Ns,
     /// An idle drain is under way.
     draining: bool,
@@ -284,6 +294,7 @@ impl HddWriteCache {
             flush_busy_until_ns: 0,
             flush_busy_from_ns: 0,
             interface_free_ns: 0,
+            sync_done_ns: 0,
             last_write_done_ns: 0,
             draining: false,
             stream_end: None,
@@ -326,8 +337,10 @@ impl HddWriteCache {
         // Host activity ends an idle drain (the batch under way completes).
         self.draining = false;
         let seg_blocks = (SEGMENT_BYTES / self.block_bytes) as u32;
+        // A write arriving during a sync is taken when the sync completes.
+        let start_ns = self.after_sync_ns(now_ns);
         let mut cursor =
-            (now_ns + self.host_side_ns(core.command_ns, now_ns)).max(self.interface_free_ns);
+            (start_ns + self.host_side_ns(core.command_ns, start_ns)).max(self.interface_free_ns);
         let mut kind = WriteKind::Fast;
         let mut done_blocks = 0;
         while done_blocks < blocks {
@@ -368,7 +381,9 @@ impl HddWriteCache {
     /// platters; returns when the last one is there.
     pub fn sync(&mut self, core: &mut HddCore, now_ns: Ns) -> Ns {
         self.advance(core, now_ns);
-        let t = now_ns + core.command_ns;
+        self.counters.sync_bytes += self.occupancy_bytes(now_ns);
+        // Non-queued: it starts once write data already accepted is in the buffer.
+        let t = now_ns.max(self.interface_free_ns).max(self.sync_done_ns) + core.command_ns;
         while let Some(front) = self.dirty.front() {
             let start = t.max(self.flush_busy_until_ns).max(front.ready_ns);
             self.schedule_batch(core, start);
@@ -377,7 +392,14 @@ impl HddWriteCache {
         if done > t {
             self.counters.syncs += 1;
         }
+        // Nothing else is served until the flush completes (module docs, "Sync").
+        self.sync_done_ns = done;
         done
+    }
+
+    /// When a command arriving at `now_ns` can start: after a sync under way.
+    pub fn after_sync_ns(&self, now_ns: Ns) -> Ns {
+        now_ns.max(self.sync_done_ns)
     }
 
     /// A read arriving at `now_ns` (brings the cache up to then first):
@@ -391,6 +413,8 @@ impl HddWriteCache {
         blocks: u32,
     ) -> Option<Ns> {
         self.advance(core, now_ns);
+        // A read arriving during a sync waits for it (non-queued flush).
+        let now_ns = self.after_sync_ns(now_ns);
         if !self.covers(now_ns, lba, blocks) {
             return None;
         }
@@ -611,6 +635,7 @@ impl HddWriteCache {
             ("cache_flush_batches", c.flush_batches),
             ("cache_flushed_bytes", c.flushed_bytes),
             ("cache_syncs", c.syncs),
+            ("cache_sync_bytes", c.sync_bytes),
             ("cache_idle_drains", c.idle_drains),
             ("cache_read_hits", c.read_hits),
             ("cache_missed_revolutions", c.missed_revolutions),

@@ -11,6 +11,7 @@ use super::mios_extra::{
 use super::{ProgressSink, ReproduceError};
 use crate::reproduce_result::{round_sig, Claim, Figure, Series};
 use zonelab_devices::open_device;
+use zonelab_engine::MIB;
 use zonelab_systems::mios::multi_pair::{run_pairs, MultiPairResult, PairDevices};
 use zonelab_systems::mios::node::{NodeConfig, NodeResult, Policy};
 use zonelab_systems::mios::profiler::ProfiledParams;
@@ -253,19 +254,22 @@ pub(super) fn more(
     }
     for (ni, fo) in f_only.iter().enumerate() {
         notes.push(format!(
-            "Fig. 12 {}: F-only redirected {} writes ({:.3} GB), {} syncs (mean {:.1} ms, max {:.1} ms; {} writes arrived during one), no padding; MIOS_D redirected {} ({:.3} GB; {} of them in Mid stages, which F-only cannot use), {} syncs (mean {:.1} ms), {:.2} GB padding.",
+            "Fig. 12 {}: F-only redirected {} writes ({:.3} GB), {} syncs (mean {:.1} ms, max {:.1} ms; they found {:.2} MiB buffered on average, at most {:.2} MiB; {} writes arrived during one), no padding; MIOS_D redirected {} ({:.3} GB; {} of them in Mid stages, which F-only cannot use), {} syncs (mean {:.1} ms, {:.2} MiB buffered on average), {:.2} GB padding.",
             names[ni],
             fo.hdd_user_write_requests,
             fo.hdd_user_write_bytes as f64 / 1e9,
             fo.hdd_syncs,
             fo.hdd_sync_duration.mean_ns / 1e6,
             fo.hdd_sync_duration.max_ns as f64 / 1e6,
+            fo.hdd_sync_bytes as f64 / fo.hdd_syncs.max(1) as f64 / MIB as f64,
+            fo.hdd_sync_bytes_max as f64 / MIB as f64,
             fo.writes_arriving_during_sync,
             base[ni][1].hdd_user_write_requests,
             base[ni][1].hdd_user_write_bytes as f64 / 1e9,
             base[ni][1].hdd_user_writes_in_mid_stages,
             base[ni][1].hdd_syncs,
             base[ni][1].hdd_sync_duration.mean_ns / 1e6,
+            base[ni][1].hdd_sync_bytes as f64 / base[ni][1].hdd_syncs.max(1) as f64 / MIB as f64,
             base[ni][1].hdd_padding_bytes as f64 / 1e9,
         ));
     }

@@ -88,6 +88,12 @@ pub struct WriteGuided {
     /// the guard changes only 20-zone loads (4–6 moves of 70) and slows HHZS's
     /// load there by 1.6–2.7 %.
     pub h2zone_capacity_guard: bool,
+    /// Ablation (docs/hhzs.md, "Write-heavy runs: where P's gain goes"): SSTs of
+    /// this level and above always go to the HDD, so L_t never reaches them (as
+    /// B3 keeps L3 and up on the HDD). Off (`None`): §3.3 lets the tiering level
+    /// be any level, so L3 SSTs take SSD zones whenever L0–L2 and their demands
+    /// fit. Used only to measure what those L3 SSTs cost L2 on write-heavy runs.
+    pub hdd_from_level: Option<u32>,
 }
 
 /// The tiering level and the SSD zones L_t may use.
@@ -260,6 +266,9 @@ impl PlacementPolicy for WriteGuided {
         }
         if level == 0 {
             return all;
+        }
+        if self.hdd_from_level.is_some_and(|h| level >= h) {
+            return hdd_only;
         }
         let t = self.tiering(view);
         if level < t.level || (level == t.level && t.available_at_t() > 0) {
@@ -581,6 +590,28 @@ mod tests {
             },
         );
         assert_eq!(p.demand(2), 0);
+    }
+
+    /// With L0–L2 small, §3.3 makes L3 the tiering level and gives its SSTs the
+    /// SSD zones left; the `hdd_from_level` ablation sends them to the HDD instead
+    /// and changes nothing below.
+    #[test]
+    fn l3_ssts_take_ssd_zones_at_the_tiering_level_unless_the_ablation_bars_them() {
+        // C_ssd = 18: L0 1, L1 1, L2 10 (all on the SSD), L3 100 on the HDD; 1 WAL
+        // zone. Σ L0..L2 = 13 < 18 → t = 3, R = 5, none used yet.
+        let mut ssts = vec![sst(1, 0, 0, 0), sst(2, 1, 0, 0)];
+        ssts.extend((0..10).map(|i| sst(10 + i, 2, 0, 0)));
+        ssts.extend((0..100).map(|i| sst(100 + i, 3, 1, 0)));
+        let v = view(ssts, 1, 6);
+        let mut p = WriteGuided::hhzs(false, false);
+        let t = p.tiering(&v);
+        assert_eq!((t.level, t.reserved_zones, t.available_at_t()), (3, 5, 5));
+        assert_eq!(p.devices_for(FileKind::Sst { level: 3 }, &v), vec![0, 1]);
+        assert_eq!(p.devices_for(FileKind::Sst { level: 4 }, &v), vec![1]);
+        p.hdd_from_level = Some(3);
+        assert_eq!(p.devices_for(FileKind::Sst { level: 3 }, &v), vec![1]);
+        assert_eq!(p.devices_for(FileKind::Sst { level: 2 }, &v), vec![0, 1]);
+        assert_eq!(p.devices_for(FileKind::Sst { level: 0 }, &v), vec![0, 1]);
     }
 
     #[test]

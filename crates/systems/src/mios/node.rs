@@ -131,6 +131,24 @@ pub struct NodeConfig {
     /// "several hundred milliseconds, during which the HDD cannot accept any
     /// writes" (§4.2, §5.2) and gives no breakdown; docs/mios.md, sixth session.
     pub sync_extra_ns: Ns,
+    /// Ablation (`None`, the default, in every `reproduce` run): the HDD's own
+    /// traffic in a hybrid node, which MIOS does not schedule — see [`HddTierLoad`].
+    pub hdd_tier_load: Option<HddTierLoad>,
+}
+
+/// The HDD tier's own writes in a hybrid node: the SSD tier's data "flushed to the
+/// HDD tier at a later time" (§2.2; §2.3: "most of the HDD utilization is used in
+/// dumping SSD data"), which keep the Baseline's HDD 4–10 % busy (Table 1, and
+/// Table 5's Baseline column, measured while all user writes went to the SSD).
+/// One write of `request_bytes` every `interval_ns` (from the first user request to
+/// the last), at a pseudo-random place of the HDD's home area. They go to the drive
+/// outside BCW (the predictor's ADW does not see them), ahead of user writes
+/// waiting for the HDD, behind reads. An ablation: the paper does not say how its
+/// runs replayed the HDD's side, nor its request sizes (docs/mios.md).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct HddTierLoad {
+    pub interval_ns: Ns,
+    pub request_bytes: u64,
 }
 
 impl NodeConfig {
@@ -154,6 +172,7 @@ impl NodeConfig {
             line4_only_to_idle_hdd: false,
             predict_fast_after_mid: true,
             sync_extra_ns: 0,
+            hdd_tier_load: None,
         }
     }
 }
@@ -225,8 +244,16 @@ pub struct NodeResult {
     /// How long each sync kept the HDD (from its issue to its completion): the
     /// time no user write can be sent to the HDD (§4.2, §5.2 / Fig. 12).
     pub hdd_sync_duration: LatencySummary,
+    /// Bytes the syncs found in the HDD's buffer (the drive's `cache_sync_bytes`):
+    /// summed, and the most one sync had to write. Their cost emerges from these
+    /// (a full buffer of BCW's sequential log ≈ 80 ms on the WD 10 TB).
+    pub hdd_sync_bytes: u64,
+    pub hdd_sync_bytes_max: u64,
     /// User writes that arrived while a sync was under way (they go to the SSD).
     pub writes_arriving_during_sync: u64,
+    /// The HDD tier's own writes (`NodeConfig::hdd_tier_load`) and their bytes.
+    pub hdd_tier_writes: u64,
+    pub hdd_tier_bytes: u64,
     /// User writes the HDD took inside a Mid stage (the predictor past the Fast
     /// stage): what BCW's mid/slow stages add over an F-only HDD (Fig. 12).
     pub hdd_user_writes_in_mid_stages: u64,
@@ -290,6 +317,8 @@ const QUEUE_BUCKETS: usize = 257;
 enum Event {
     Arrival(usize),
     HddDone,
+    /// The HDD tier's k-th own write (`NodeConfig::hdd_tier_load`).
+    TierWrite(u64),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -307,6 +336,10 @@ enum HddOp {
     },
     Sync,
     GcCopy {
+        bytes: u64,
+    },
+    /// One of the HDD tier's own writes (outside BCW).
+    Tier {
         bytes: u64,
     },
 }
@@ -359,6 +392,8 @@ struct Node<'a> {
     /// scheduler need not sum the queue on every arrival).
     hdd_queued_bytes: u64,
     hdd_reads: VecDeque<usize>,
+    /// The HDD tier's own writes waiting for the drive (their indices).
+    hdd_tier_queue: VecDeque<u64>,
     hdd_busy: Option<(Ns, Ns, HddOp, WriteState)>,
     /// Bytes of the user write the HDD is serving (not yet in the predictor's ADW).
     hdd_in_flight_user_bytes: u64,
@@ -426,6 +461,7 @@ impl<'a> Node<'a> {
             hdd_queue: VecDeque::new(),
             hdd_queued_bytes: 0,
             hdd_reads: VecDeque::new(),
+            hdd_tier_queue: VecDeque::new(),
             hdd_busy: None,
             hdd_in_flight_user_bytes: 0,
             hdd_state_hist: [
@@ -480,6 +516,10 @@ impl<'a> Node<'a> {
                 hdd_padding_bytes: 0,
                 hdd_syncs: 0,
                 hdd_sync_duration: LatencySummary::default(),
+                hdd_sync_bytes: 0,
+                hdd_sync_bytes_max: 0,
+                hdd_tier_writes: 0,
+                hdd_tier_bytes: 0,
                 writes_arriving_during_sync: 0,
                 hdd_user_writes_in_mid_stages: 0,
                 hdd_reads: 0,
@@ -519,12 +559,17 @@ impl<'a> Node<'a> {
             self.stage_clock_ns = t0;
             self.hdd_next(t0)?;
         }
+        if self.cfg.hdd_tier_load.is_some() {
+            let t0 = self.reqs.first().map_or(0, |r| r.arrival_ns);
+            self.events.schedule(t0, Event::TierWrite(0));
+        }
         let mut end = 0;
         while let Some((now, ev)) = self.events.pop() {
             end = end.max(now);
             match ev {
                 Event::Arrival(i) => self.arrive(now, i)?,
                 Event::HddDone => self.hdd_done(now)?,
+                Event::TierWrite(k) => self.tier_write_arrives(now, k)?,
             }
         }
         let end = end.max(self.ssd_outstanding.iter().map(|r| r.0).max().unwrap_or(0));
@@ -814,10 +859,55 @@ impl<'a> Node<'a> {
         self.size_count[g] += 1;
     }
 
+    /// The HDD tier's k-th own write arrives: queue it, schedule the next one
+    /// while user requests still arrive.
+    fn tier_write_arrives(&mut self, now: Ns, k: u64) -> Result<(), DeviceError> {
+        let Some(load) = self.cfg.hdd_tier_load else {
+            return Ok(());
+        };
+        let last = self.reqs.last().map_or(0, |r| r.arrival_ns);
+        let next = now + load.interval_ns.max(1);
+        if next <= last {
+            self.events.schedule(next, Event::TierWrite(k + 1));
+        }
+        self.hdd_tier_queue.push_back(k);
+        self.hdd_next(now)
+    }
+
+    /// Issues the HDD tier's next own write at a pseudo-random place of the home
+    /// area (a fixed hash of its index: deterministic, no RNG stream consumed).
+    fn issue_tier_write(&mut self, now: Ns, k: u64) -> Result<(), DeviceError> {
+        let bytes = self.cfg.hdd_tier_load.map_or(0, |l| l.request_bytes);
+        let blocks = bytes.div_ceil(self.hdd_bb).max(1);
+        let mut x = k.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^= x >> 31;
+        let home = self.home_blocks.saturating_sub(blocks).max(1);
+        let lba = self.cfg.log_bytes / self.hdd_bb + x % home;
+        let lba = lba.min(self.hdd.info().capacity_blocks - blocks);
+        self.hdd_issue(
+            now,
+            &Command::Write {
+                lba,
+                blocks: blocks as u32,
+            },
+            HddOp::Tier { bytes },
+            WriteState::F,
+        )
+    }
+
     /// Issues the HDD's next operation if it is idle (Algorithm 2's loop body).
     fn hdd_next(&mut self, now: Ns) -> Result<(), DeviceError> {
         if self.hdd_busy.is_some() {
             return Ok(());
+        }
+        // The HDD tier's own writes (an ablation, `hdd_tier_load`) after reads,
+        // before MIOS's: MIOS does not schedule them.
+        if self.hdd_reads.is_empty() {
+            if let Some(k) = self.hdd_tier_queue.pop_front() {
+                return self.issue_tier_write(now, k);
+            }
         }
         // Reads first: MIOS suspends BCW to serve them and sends the writes that
         // wait for the HDD to the SSD (§4.3).
@@ -993,6 +1083,18 @@ impl<'a> Node<'a> {
         let mut done = self.hdd.submit(now, cmd, Payload::SizeOnly)?.done_ns;
         if op == HddOp::Sync {
             done += self.cfg.sync_extra_ns;
+            // What this sync had to write (the drive's cumulative counter; none
+            // without a write cache).
+            let total = self
+                .hdd
+                .stats(now)
+                .counters
+                .get("cache_sync_bytes")
+                .copied()
+                .unwrap_or(0);
+            let bytes = total - self.r.hdd_sync_bytes;
+            self.r.hdd_sync_bytes = total;
+            self.r.hdd_sync_bytes_max = self.r.hdd_sync_bytes_max.max(bytes);
         }
         self.hdd_in_flight_user_bytes = match op {
             HddOp::UserWrite { req, .. } => self.reqs[req].size_bytes,
@@ -1133,6 +1235,10 @@ impl<'a> Node<'a> {
                 self.flag_hdd = true;
             }
             HddOp::GcCopy { .. } => {}
+            HddOp::Tier { bytes } => {
+                self.r.hdd_tier_writes += 1;
+                self.r.hdd_tier_bytes += bytes;
+            }
         }
         if self.cfg.policy.uses_bcw()
             && !self.gc_pending
