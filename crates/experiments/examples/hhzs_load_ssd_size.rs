@@ -12,10 +12,14 @@
 //! `WriteGuided::h2zone_capacity_guard`), or `rate-mibs=R` runs them with a
 //! migration rate of R MiB/s instead of the paper's 4 (how much of HHZS's load
 //! gain over P the rate limit holds back).
+//! The fifth argument is a comma-separated list; besides the two above it takes
+//! `limiter=paced` (evenly spaced chunks instead of H2Zone's per-second window),
+//! `plan-every-tick` (no H2Zone 16-s planning gate) and `no-capacity-migration`
+//! (issue 14, seventh session: what each part of migration does to the load).
 
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS};
-use zonelab_systems::hhzs::WriteGuided;
+use zonelab_systems::hhzs::{MigrationLimiter, MigrationPlanning, WriteGuided};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -30,14 +34,24 @@ fn main() {
         .unwrap_or_else(|| vec![Scheme::P, Scheme::PM, Scheme::Hhzs]);
     let lines: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(0);
     let (mut guard, mut rate_mibs) = (false, None::<u64>);
-    match args.get(5).map(String::as_str) {
-        None => {}
-        Some("h2zone-capacity-guard") => guard = true,
-        Some(r) if r.starts_with("rate-mibs=") => {
-            rate_mibs = Some(r["rate-mibs=".len()..].parse().expect("rate-mibs=R"))
-        }
-        Some(other) => {
-            panic!("unknown ablation `{other}` (h2zone-capacity-guard, rate-mibs=R)")
+    let (mut paced, mut every_tick, mut no_capacity) = (false, false, false);
+    for ablation in args
+        .get(5)
+        .map(|a| a.split(',').collect())
+        .unwrap_or(vec![])
+    {
+        match ablation {
+            "h2zone-capacity-guard" => guard = true,
+            "limiter=paced" => paced = true,
+            "plan-every-tick" => every_tick = true,
+            "no-capacity-migration" => no_capacity = true,
+            r if r.starts_with("rate-mibs=") => {
+                rate_mibs = Some(r["rate-mibs=".len()..].parse().expect("rate-mibs=R"))
+            }
+            other => {
+                eprintln!("unknown ablation `{other}` (h2zone-capacity-guard, rate-mibs=R, limiter=paced, plan-every-tick, no-capacity-migration)");
+                std::process::exit(2);
+            }
         }
     }
     let records = (PAPER_RECORDS as f64 * scale) as u64;
@@ -47,15 +61,24 @@ fn main() {
             let mut setup = HybridSetup::paper(scale);
             setup.ssd_zones = z;
             let migrates = matches!(scheme, Scheme::PM | Scheme::Hhzs);
-            let mut db = if guard && migrates {
+            let mut db = if (guard || no_capacity) && migrates {
                 let mut policy = WriteGuided::hhzs(true, scheme == Scheme::Hhzs);
-                policy.h2zone_capacity_guard = true;
+                policy.h2zone_capacity_guard = guard;
+                policy.no_capacity_migration = no_capacity;
                 open_scheme_with_policy(&setup, scheme, Box::new(policy)).expect("open")
             } else {
                 open_scheme(&setup, scheme).expect("open")
             };
             if let Some(r) = rate_mibs.filter(|_| migrates) {
                 db.storage_mut().set_migration_rate(r << 20);
+            }
+            if paced && migrates {
+                db.storage_mut()
+                    .set_migration_limiter(MigrationLimiter::Paced);
+            }
+            if every_tick && migrates {
+                db.storage_mut()
+                    .set_migration_planning(MigrationPlanning::EveryTick);
             }
             let spec = setup.load_spec(records);
             let mut load = YcsbOps {
@@ -133,6 +156,21 @@ fn main() {
                 gib(t[0].read_bytes),
                 gib(t[1].written_bytes),
                 gib(t[1].read_bytes),
+            );
+            let hdd = store.device_stats(1, db.now_ns());
+            let c = |k: &str| hdd.counters.get(k).copied().unwrap_or(0) as f64 / 1e9;
+            println!(
+                "    HDD actuator utilisation {:.3}, seek {:.0} s, rotation {:.0} s, transfer {:.0} s, seeks {}",
+                hdd.utilisation.get("actuator").copied().unwrap_or(0.0),
+                c("seek_ns"),
+                c("rotational_wait_ns"),
+                c("transfer_ns"),
+                hdd.counters.get("seeks").copied().unwrap_or(0)
+            );
+            let (granted, refused) = store.planning_rounds();
+            println!(
+                "    migration chunks busy {:.0} s; planning rounds granted {granted} refused {refused}",
+                m.chunk_busy_ns as f64 / 1e9
             );
             println!(
                 "    written to the SSD (share / GiB): {}",

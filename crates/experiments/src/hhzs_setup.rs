@@ -3,7 +3,10 @@
 //! budget) and an HM-SMR HDD, driven by YCSB.
 
 use zonelab_devices::{open_device_with, ProfileOverride};
-use zonelab_systems::hhzs::{PlacementPolicy, StoreDeviceSpec, ZenfsSharing, ZoneFileStore};
+use zonelab_engine::Ns;
+use zonelab_systems::hhzs::{
+    PlacementPolicy, StoreDeviceSpec, ZenfsSharing, ZoneFileStore, H2ZONE_PLANNING_WINDOW_NS,
+};
 use zonelab_systems::lsm::{KvOp, LsmDb, LsmOptions, OpSource};
 use zonelab_workloads::ycsb::{keys::key_value, CoreWorkloadSpec, InsertOrder, YcsbOp};
 
@@ -38,6 +41,10 @@ pub struct HybridSetup {
     /// holds (issue 14 item 2). `false` is an ablation: the authors' YCSB binding
     /// leaves RocksDB's default (H2Zone `RocksDBClient.initRocksDB`).
     pub wal_cap_from_pool: bool,
+    /// H2Zone's migration planning window (16 s at paper scale, `TokenBucket(16,
+    /// 1)`), scaled with the experiment: loads and runs are S times shorter while
+    /// the migration rate is not scaled (docs/hhzs.md, "Scaling").
+    pub migration_planning_window_ns: Ns,
     /// The schemes without a WAL/cache pool (B1–B4, B3+M) allocate zones as the
     /// authors' ZenFS does (`zenfs_sharing`: WAL files join zones L0 SSTs left
     /// open, zones reset when all their files are gone), with ZenFS's rules seeing
@@ -69,6 +76,7 @@ impl HybridSetup {
             ssd_zones: PAPER_SSD_ZONES,
             options: LsmOptions::hhzs_paper().scaled(scale),
             wal_cap_from_pool: true,
+            migration_planning_window_ns: (H2ZONE_PLANNING_WINDOW_NS as f64 * scale).round() as Ns,
             zenfs: Some(ZenfsSharing::authors(scale.min(1.0))),
         }
     }
@@ -111,6 +119,7 @@ impl HybridSetup {
                 .configure_hhzs(wal_cache_zones, caching, migration_bytes_per_s)
                 .map_err(|e| e.to_string())?;
         }
+        store.set_migration_planning_window_ns(self.migration_planning_window_ns);
         if let Some(sharing) = self.zenfs.filter(|_| wal_cache_zones == 0) {
             store
                 .configure_zenfs_sharing_with(sharing)

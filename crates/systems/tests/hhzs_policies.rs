@@ -6,8 +6,8 @@ use zonelab_devices::open_device;
 use zonelab_engine::rng::splitmix64;
 use zonelab_engine::time::{MIB, NS_PER_S};
 use zonelab_systems::hhzs::{
-    AutoPlacement, BasicPlacement, MigrationLimiter, MigrationPlan, PlacementPolicy,
-    StoreDeviceSpec, StoreView, WriteGuided, ZoneFileStore,
+    AutoPlacement, BasicPlacement, MigrationLimiter, MigrationPlan, MigrationPlanning,
+    PlacementPolicy, StoreDeviceSpec, StoreView, WriteGuided, ZoneFileStore,
 };
 use zonelab_systems::lsm::{FileKind, Hint, KvOp, LsmDb, LsmOptions, LsmStorage};
 
@@ -196,6 +196,77 @@ impl PlacementPolicy for AlwaysMove {
     }
 }
 
+/// Counts the planning rounds the store grants; never moves anything.
+struct CountPlans(std::sync::Arc<std::sync::atomic::AtomicU64>);
+impl PlacementPolicy for CountPlans {
+    fn name(&self) -> String {
+        "count".into()
+    }
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy> {
+        Box::new(CountPlans(self.0.clone()))
+    }
+    fn devices_for(&mut self, _: FileKind, _: &StoreView) -> Vec<usize> {
+        vec![1]
+    }
+    fn plan_migration(&mut self, _: &StoreView) -> Option<MigrationPlan> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        None
+    }
+}
+
+/// Planning rounds over `secs` seconds of reads every 0.5 s (H2Zone's daemon
+/// sleep), then right after a remount.
+fn planning_rounds(planning: MigrationPlanning, window_s: Option<u64>, secs: u64) -> (u64, u64) {
+    let n = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let mut s = store(Box::new(CountPlans(n.clone())), true, false);
+    s.set_migration_planning(planning);
+    if let Some(w) = window_s {
+        s.set_migration_planning_window_ns(w * NS_PER_S);
+    }
+    let mut now = 0;
+    write_sst(&mut s, &mut now, 5, MIB);
+    let start = now;
+    while now < start + secs * NS_PER_S {
+        now += NS_PER_S / 2;
+        s.read(now, 5, 0, 4096).unwrap();
+    }
+    let before = n.load(std::sync::atomic::Ordering::Relaxed);
+    s.remount(now).unwrap();
+    s.read(now + 1, 5, 0, 4096).unwrap();
+    (
+        before,
+        n.load(std::sync::atomic::Ordering::Relaxed) - before,
+    )
+}
+
+#[test]
+fn migration_is_planned_once_per_h2zone_window_and_at_once_after_a_mount() {
+    // H2Zone: `tb_ = new TokenBucket(16, 1)` at mount; `MigrationDaemonRun`
+    // plans only `if (tb_->AcquireToken())`: the first round at once, then one
+    // per 16 s.
+    let (rounds, after_mount) = planning_rounds(MigrationPlanning::H2ZoneWindow, Some(16), 160);
+    assert!((10..=11).contains(&rounds), "{rounds} rounds in 160 s");
+    assert_eq!(after_mount, 1, "a new mount plans at once");
+    // A scaled window (2 s) plans eight times as often.
+    let (scaled, _) = planning_rounds(MigrationPlanning::H2ZoneWindow, Some(2), 160);
+    assert!((80..=81).contains(&scaled), "{scaled} rounds in 160 s");
+    // The ablation plans on every one-second tick, and so does a store whose
+    // window was never set (built directly, not by an experiment's set-up).
+    let (every, _) = planning_rounds(MigrationPlanning::EveryTick, Some(16), 160);
+    assert!(every >= 159, "{every} rounds in 160 s");
+    let (every, _) = planning_rounds(MigrationPlanning::H2ZoneWindow, None, 160);
+    assert!(every >= 159, "{every} rounds in 160 s");
+}
+
+/// A store whose policy always plans moving `file` to device `to`, planning on
+/// every tick: these tests are about the copy, H2Zone's planning window is
+/// tested in `migration_is_planned_once_per_h2zone_window_and_at_once_after_a_mount`.
+fn mover(file: u64, to: usize) -> ZoneFileStore {
+    let mut s = store(Box::new(AlwaysMove(file, to)), true, false);
+    s.set_migration_planning(MigrationPlanning::EveryTick);
+    s
+}
+
 fn write_sst(s: &mut ZoneFileStore, now: &mut u64, no: u64, bytes: u64) {
     s.create(*now, no, FileKind::Sst { level: 2 }).unwrap();
     let mut left = bytes;
@@ -209,7 +280,7 @@ fn write_sst(s: &mut ZoneFileStore, now: &mut u64, no: u64, bytes: u64) {
 
 #[test]
 fn migration_respects_its_rate_and_moves_the_file() {
-    let mut s = store(Box::new(AlwaysMove(5, 0)), true, false);
+    let mut s = mover(5, 0);
     let mut now = 0;
     write_sst(&mut s, &mut now, 5, 40 * MIB);
     assert_eq!(s.device_of(5), Some(1));
@@ -231,7 +302,7 @@ fn migration_respects_its_rate_and_moves_the_file() {
 /// Copied bytes of a 128 MiB SST moving HDD → SSD at 64 MiB/s, sampled every
 /// millisecond from the first chunk on (index = ms since the migration began).
 fn copied_per_ms(limiter: Option<MigrationLimiter>) -> Vec<u64> {
-    let mut s = store(Box::new(AlwaysMove(5, 0)), true, false);
+    let mut s = mover(5, 0);
     s.set_migration_rate(64 * MIB);
     if let Some(l) = limiter {
         s.set_migration_limiter(l);
@@ -290,7 +361,7 @@ fn migration_copies_each_seconds_tokens_back_to_back_as_h2zone() {
 
 #[test]
 fn ssts_under_compaction_never_migrate_and_deletion_cancels_a_migration() {
-    let mut s = store(Box::new(AlwaysMove(5, 0)), true, false);
+    let mut s = mover(5, 0);
     let mut now = 0;
     write_sst(&mut s, &mut now, 5, 16 * MIB);
     s.hint(
@@ -308,7 +379,7 @@ fn ssts_under_compaction_never_migrate_and_deletion_cancels_a_migration() {
     assert_eq!(s.migration_stats().copied_bytes, 0);
     assert_eq!(s.device_of(5), Some(1));
     // A fresh SST starts migrating; deleting it cancels the copy and frees its zones.
-    let mut s = store(Box::new(AlwaysMove(6, 0)), true, false);
+    let mut s = mover(6, 0);
     let mut now = 0;
     write_sst(&mut s, &mut now, 6, 64 * MIB);
     now += 2 * NS_PER_S;

@@ -16,9 +16,16 @@ use zonelab_engine::{time::MIB, Ns, NS_PER_S};
 
 /// Bytes copied per migration step.
 pub const MIGRATION_CHUNK_BYTES: u64 = 2 * MIB;
-/// Policy tick and migration planning interval (H2Zone's daemon: 0.5 s sleep,
-/// every other round).
+/// Policy tick interval, and the interval at which the planning gate is asked
+/// (H2Zone's daemon: 0.5 s sleep, every other round).
 pub const POLICY_TICK_NS: Ns = NS_PER_S;
+/// H2Zone's planning window: `ZenFS::Mount` builds `tb_ = new TokenBucket(16, 1)`
+/// (`src/zenfs/fs/fs_zenfs.cc`) and `ZenFS::MigrationDaemonRun`
+/// (`src/zenfs/fs/fs_mig_zenfs.cc`) plans (popularity, then capacity migration)
+/// only `if (tb_->AcquireToken())`: one round per 16 s, the first at mount. An
+/// experiment at scale S sets S × this
+/// ([`ZoneFileStore::set_migration_planning_window_ns`]).
+pub const H2ZONE_PLANNING_WINDOW_NS: Ns = 16 * NS_PER_S;
 
 /// A copy in progress.
 #[derive(Debug, Clone, Copy)]
@@ -49,6 +56,58 @@ pub struct MigrationState {
     /// Per device, when the last migration chunk issued to it completes (for
     /// splitting foreground reads by whether they met migration I/O).
     pub busy_until_ns: [Ns; 2],
+    pub planning: MigrationPlanning,
+    pub gate: PlanningGate,
+    /// The gate's window: 0 (a round every tick) until an experiment sets it
+    /// (`HybridSetup::paper`: [`H2ZONE_PLANNING_WINDOW_NS`] × scale); stores built
+    /// directly (unit tests, the zonefs emulation) keep planning every tick.
+    pub planning_window_ns: Ns,
+}
+
+/// When the store asks the policy for a migration.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MigrationPlanning {
+    /// H2Zone's daemon: a planning round only when its `TokenBucket(16, 1)` grants
+    /// a token ([`PlanningGate`]); the migration it starts runs to its end before
+    /// the next round (`PerformMigration` is synchronous in the daemon thread).
+    #[default]
+    H2ZoneWindow,
+    /// Every policy tick with no migration running (the model before issue 14's
+    /// seventh session; an ablation).
+    EveryTick,
+}
+
+/// H2Zone's `TokenBucket(16, 1)` (`src/zenfs/fs/util.cc`, `AcquireToken`): one
+/// token at construction; afterwards a token only when 16 s have passed since
+/// the window last restarted, which restarts it. A round that finds nothing to
+/// move still spends its token.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PlanningGate {
+    pub window_start_ns: Ns,
+    pub spent_first: bool,
+    /// Rounds granted and rounds refused (counters for the load diagnostics).
+    pub granted: u64,
+    pub refused: u64,
+}
+
+impl PlanningGate {
+    /// `TokenBucket::AcquireToken` with one token per `window_ns`.
+    pub fn acquire(&mut self, now: Ns, window_ns: Ns) -> bool {
+        let granted = if !self.spent_first {
+            self.spent_first = true;
+            true
+        } else if now.saturating_sub(self.window_start_ns) >= window_ns {
+            self.window_start_ns = now;
+            true
+        } else {
+            false
+        };
+        match granted {
+            true => self.granted += 1,
+            false => self.refused += 1,
+        }
+        granted
+    }
 }
 
 /// How the rate limit spaces a migration's chunks.
@@ -94,6 +153,24 @@ impl ZoneFileStore {
         self.migration.limiter = limiter;
     }
 
+    /// Chooses when migrations are planned ([`MigrationPlanning`]).
+    pub fn set_migration_planning(&mut self, planning: MigrationPlanning) {
+        self.migration.planning = planning;
+    }
+
+    /// The planning gate's window. H2Zone's is 16 s at paper scale; an experiment
+    /// at scale S runs S times shorter loads and runs while the migration rate is
+    /// not scaled (so as many SSTs move per run), and scales this window by S to
+    /// keep the gate's share of each move (`HybridSetup::paper`).
+    pub fn set_migration_planning_window_ns(&mut self, window_ns: Ns) {
+        self.migration.planning_window_ns = window_ns;
+    }
+
+    /// Planning rounds granted and refused by H2Zone's 16-s gate.
+    pub fn planning_rounds(&self) -> (u64, u64) {
+        (self.migration.gate.granted, self.migration.gate.refused)
+    }
+
     /// Changes the migration rate (0 stops starting new migrations).
     pub fn set_migration_rate(&mut self, bytes_per_s: u64) {
         self.migration.rate_bytes_per_s = bytes_per_s;
@@ -115,7 +192,16 @@ impl ZoneFileStore {
             }
             self.tick_baseline = (now, hdd, ssd);
             self.policy.tick(&view);
-            if self.migration.task.is_none() && self.migration.rate_bytes_per_s > 0 {
+            let may_plan = self.migration.task.is_none()
+                && self.migration.rate_bytes_per_s > 0
+                && match self.migration.planning {
+                    MigrationPlanning::H2ZoneWindow => {
+                        let window_ns = self.migration.planning_window_ns;
+                        self.migration.gate.acquire(now, window_ns)
+                    }
+                    MigrationPlanning::EveryTick => true,
+                };
+            if may_plan {
                 if let Some(plan) = self.policy.plan_migration(&view) {
                     self.start_migration(now, plan)?;
                 }

@@ -455,6 +455,9 @@ impl ZoneFileStore {
         let hdd = self.traffic.get(1).map_or(0, |t| t.point_reads);
         self.tick_baseline = (now, hdd, self.ssd_io_bytes());
         self.next_policy_tick_ns = now;
+        // A new migration daemon: H2Zone builds its planning bucket at mount.
+        self.migration.gate.window_start_ns = now;
+        self.migration.gate.spent_first = false;
         Ok(())
     }
 
