@@ -428,3 +428,56 @@ fn auto_counts_ssd_reads_in_the_ssd_throughput_it_tunes_by() {
         "reads count in AUTO's SSD throughput (level {level})"
     );
 }
+
+#[test]
+fn an_evicted_cache_zone_with_nothing_written_is_left_empty_for_the_wal() {
+    // The cache takes pool zone 0 for one evicted block, which waits in the 16 KiB
+    // write buffer (nothing on the device yet); the WAL fills pool zone 1; the next
+    // WAL zone evicts cache zone 0 (FIFO, §3.5). The store must not finish the
+    // empty zone on the device (a finish turns an empty zone full, and a zone the
+    // store counts as unwritten is not reset), so the WAL can write in it.
+    let mut s = store(20, Box::new(BasicPlacement { h: 1 }));
+    s.configure_hhzs(2, true, 0).unwrap();
+    let mut now = 0;
+    write_file(&mut s, &mut now, 10, FileKind::Sst { level: 3 }, 64 * MIB);
+    assert_eq!(s.device_of(10), Some(1));
+    s.hint(
+        now,
+        &zonelab_systems::lsm::Hint::BlockEvicted {
+            sst: 10,
+            offset: 0,
+            bytes: 4157,
+        },
+    );
+    assert_eq!(s.cache_stats().unwrap().0.admitted, 1);
+    let zone = s.view(now).devices[0].zone_capacity_bytes;
+    write_file(&mut s, &mut now, 1, FileKind::Wal, zone);
+    s.create(now, 2, FileKind::Wal).unwrap();
+    now = s.append(now, 2, MIB).unwrap();
+    let (stats, entries, _) = s.cache_stats().unwrap();
+    assert_eq!((stats.evicted_zones, entries), (1, 0));
+    assert_eq!(s.wal_outside_pool_bytes(), 0, "the WAL stays in the pool");
+    s.check().unwrap();
+}
+
+#[test]
+fn a_remount_leaves_an_unwritten_cache_zone_empty_on_the_device() {
+    // A remount drops the cache (§3.5: its mapping is in memory only) and resets
+    // its zones; one whose blocks were all still in the write buffer must come
+    // back to the pool empty on the device, not finished (`check` asks the device).
+    let mut s = store(20, Box::new(BasicPlacement { h: 1 }));
+    s.configure_hhzs(2, true, 0).unwrap();
+    let mut now = 0;
+    write_file(&mut s, &mut now, 10, FileKind::Sst { level: 3 }, 64 * MIB);
+    s.hint(
+        now,
+        &zonelab_systems::lsm::Hint::BlockEvicted {
+            sst: 10,
+            offset: 0,
+            bytes: 4157,
+        },
+    );
+    s.remount(now).unwrap();
+    assert_eq!(s.cache_stats().unwrap().0.evicted_zones, 1);
+    s.check().unwrap();
+}

@@ -222,7 +222,11 @@ impl ZoneFileStore {
         if !zn.open {
             return Ok(());
         }
-        if zn.written_bytes < zn.capacity_bytes {
+        // A zone nothing was written to yet (its blocks still in the buffer, or
+        // dropped by an eviction) is empty on the device: finishing it would make
+        // it full there, and `reset_zone` resets only zones the store saw written,
+        // so the pool would hand out a full zone (to the WAL or the cache).
+        if zn.written_bytes > 0 && zn.written_bytes < zn.capacity_bytes {
             let lba = zn.start_lba;
             self.submit(
                 0,

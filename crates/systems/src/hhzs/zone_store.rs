@@ -903,6 +903,18 @@ impl ZoneFileStore {
                     return Err(format!("{}: free zone {z} is not empty", dev.name));
                 }
             }
+            // The pool's empty zones are empty on the device too: WAL files and
+            // cached blocks write there without a reset first.
+            for &z in &dev.reserve_free {
+                if let Some(state) = self.device_zone_state(d, z) {
+                    if state != zonelab_devices::zoned::ZoneState::Empty {
+                        return Err(format!(
+                            "{}: pool zone {z} is free but {state:?} on the device",
+                            dev.name
+                        ));
+                    }
+                }
+            }
             // Active zones: those a file or the cache appends to, and (ZenFS
             // sharing) resting ones, which hold data, have room and no file open.
             let mut active = 0;
@@ -928,6 +940,17 @@ impl ZoneFileStore {
             }
         }
         Ok(())
+    }
+}
+
+impl ZoneFileStore {
+    /// The device's state of zone `z` of device `d` (None if it cannot report zones).
+    fn device_zone_state(&self, d: usize, z: u32) -> Option<zonelab_devices::zoned::ZoneState> {
+        let dev = &self.devices[d];
+        let size_blocks = dev.device.info().zoned.as_ref()?.zone_size_blocks;
+        let index = (dev.zones[z as usize].start_lba / size_blocks) as u32;
+        let zones = dev.device.report_zones(index, 1).ok()?;
+        zones.first().map(|zd| zd.state)
     }
 }
 
