@@ -25,25 +25,10 @@
 //! what the paper's ZenFS sized levels by.
 
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
-use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS, ZENFS_META_ZONES};
+use zonelab_experiments::hhzs_setup::{
+    HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS, ZENFS_META_ZONES,
+};
 use zonelab_systems::hhzs::WriteGuided;
-use zonelab_systems::lsm::{KvOp, OpSource};
-
-/// At most `left` operations of `inner`.
-struct Take<'a> {
-    inner: &'a mut dyn OpSource,
-    left: u64,
-}
-
-impl OpSource for Take<'_> {
-    fn next_op(&mut self) -> Option<KvOp> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        self.inner.next_op()
-    }
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -101,7 +86,7 @@ fn main() {
     for k in 1..=lines {
         let s = db
             .run_ops(
-                &mut Take {
+                &mut TakeOps {
                     inner: &mut load,
                     left: every,
                 },

@@ -17,26 +17,9 @@
 use std::collections::BTreeMap;
 use zonelab_engine::RngStreams;
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
-use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
+use zonelab_experiments::hhzs_setup::{HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS};
 use zonelab_systems::hhzs::{FileClass, WriteGuided};
-use zonelab_systems::lsm::{KvOp, OpSource};
 use zonelab_workloads::ycsb::custom;
-
-/// At most `left` operations of `inner`.
-struct Take<'a> {
-    inner: &'a mut dyn OpSource,
-    left: u64,
-}
-
-impl OpSource for Take<'_> {
-    fn next_op(&mut self) -> Option<KvOp> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        self.inner.next_op()
-    }
-}
 
 fn arg<T: std::str::FromStr>(
     args: &[String],
@@ -127,7 +110,7 @@ fn main() -> Result<(), String> {
         for _ in 0..lines {
             let s = fork
                 .run_ops(
-                    &mut Take {
+                    &mut TakeOps {
                         inner: &mut run,
                         left: every,
                     },
