@@ -14,23 +14,9 @@
 
 use zonelab_engine::RngStreams;
 use zonelab_experiments::hhzs_eval::{open_scheme, Scheme};
-use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
+use zonelab_experiments::hhzs_setup::{positional_arg as arg, HybridSetup, YcsbOps, PAPER_RECORDS};
 use zonelab_systems::hhzs::MigrationLimiter;
 use zonelab_workloads::ycsb::custom;
-
-fn arg<T: std::str::FromStr>(
-    args: &[String],
-    i: usize,
-    what: &str,
-    default: T,
-) -> Result<T, String> {
-    match args.get(i).filter(|a| a.as_str() != "-") {
-        Some(a) => a
-            .parse()
-            .map_err(|_| format!("{what} `{a}` is not a number")),
-        None => Ok(default),
-    }
-}
 
 fn parse_limiter(s: &str) -> Result<MigrationLimiter, String> {
     match s {

@@ -17,21 +17,11 @@
 use std::collections::BTreeMap;
 use zonelab_engine::RngStreams;
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
-use zonelab_experiments::hhzs_setup::{HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS};
+use zonelab_experiments::hhzs_setup::{
+    positional_arg as arg, HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS,
+};
 use zonelab_systems::hhzs::{FileClass, WriteGuided};
 use zonelab_workloads::ycsb::custom;
-
-fn arg<T: std::str::FromStr>(
-    args: &[String],
-    i: usize,
-    what: &str,
-    default: T,
-) -> Result<T, String> {
-    args.get(i).map_or(Ok(default), |s| {
-        s.parse()
-            .map_err(|_| format!("{what} `{s}` is not a number"))
-    })
-}
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -182,6 +182,23 @@ impl OpSource for TakeOps<'_> {
     }
 }
 
+/// Positional argument `i` of a diagnostic example parsed as `T`; absent or `-`
+/// gives `default`, anything else that does not parse is a one-line error naming
+/// `what`.
+pub fn positional_arg<T: std::str::FromStr>(
+    args: &[String],
+    i: usize,
+    what: &str,
+    default: T,
+) -> Result<T, String> {
+    match args.get(i).filter(|a| a.as_str() != "-") {
+        Some(a) => a
+            .parse()
+            .map_err(|_| format!("{what} `{a}` is not a number")),
+        None => Ok(default),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,5 +211,17 @@ mod tests {
         let mut by_code: Vec<u64> = (0..2000).collect();
         by_code.sort_by_key(|&k| key_code(k));
         assert_eq!(by_bytes, by_code);
+    }
+
+    #[test]
+    fn positional_args_default_on_absence_or_dash_and_name_what_is_wrong() {
+        let args: Vec<String> = ["0.1", "-", "x"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(positional_arg(&args, 0, "scale", 1.0), Ok(0.1));
+        assert_eq!(positional_arg(&args, 1, "seed", 7u64), Ok(7));
+        assert_eq!(positional_arg(&args, 5, "lines", 8u64), Ok(8));
+        assert_eq!(
+            positional_arg(&args, 2, "alpha", 0.9),
+            Err("alpha `x` is not a number".to_string())
+        );
     }
 }

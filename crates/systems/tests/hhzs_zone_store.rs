@@ -280,27 +280,39 @@ fn wal_zones_count_wherever_the_wal_lands() {
     s.check().unwrap();
 }
 
+/// HHZS's WAL/cache pool (2 zones) with caching, and SST 10 (L3, 64 MiB) written
+/// to the HDD so its evicted blocks are cache candidates.
+fn caching_store_with_hdd_sst_10() -> (ZoneFileStore, u64) {
+    let mut s = store(20, Box::new(BasicPlacement { h: 1 }));
+    s.configure_hhzs(2, true, 0).unwrap();
+    let mut now = 0;
+    write_file(&mut s, &mut now, 10, FileKind::Sst { level: 3 }, 64 * MIB);
+    (s, now)
+}
+
+/// The block cache's eviction hint for `bytes` at `offset` of SST 10.
+fn evict_block_of_sst_10(s: &mut ZoneFileStore, now: u64, offset: u64, bytes: u64) {
+    s.hint(
+        now,
+        &zonelab_systems::lsm::Hint::BlockEvicted {
+            sst: 10,
+            offset,
+            bytes,
+        },
+    );
+}
+
 #[test]
 fn cached_blocks_are_packed_at_their_real_size_and_hits_count_as_sst_reads() {
     // HHZS's pool with caching; an L3 SST on the HDD; 100 evicted 4,157 B blocks
     // take 415,700 B of the cache zone (not 100 × 8 KiB): whole 16 KiB buffers are
     // written, the rest waits in the buffer.
-    let mut s = store(20, Box::new(BasicPlacement { h: 1 }));
-    s.configure_hhzs(2, true, 0).unwrap();
-    let mut now = 0;
-    write_file(&mut s, &mut now, 10, FileKind::Sst { level: 3 }, 64 * MIB);
+    let (mut s, now) = caching_store_with_hdd_sst_10();
     assert_eq!(s.device_of(10), Some(1));
     let ssd_written = s.traffic()[0].written_bytes;
     const BLOCK: u64 = 4157;
     for i in 0..100 {
-        s.hint(
-            now,
-            &zonelab_systems::lsm::Hint::BlockEvicted {
-                sst: 10,
-                offset: i * BLOCK,
-                bytes: BLOCK,
-            },
-        );
+        evict_block_of_sst_10(&mut s, now, i * BLOCK, BLOCK);
     }
     assert_eq!(s.cache_stats().unwrap().0.admitted, 100);
     let buffers = 100 * BLOCK / 16384;
@@ -436,24 +448,14 @@ fn an_evicted_cache_zone_with_nothing_written_is_left_empty_for_the_wal() {
     // WAL zone evicts cache zone 0 (FIFO, §3.5). The store must not finish the
     // empty zone on the device (a finish turns an empty zone full, and a zone the
     // store counts as unwritten is not reset), so the WAL can write in it.
-    let mut s = store(20, Box::new(BasicPlacement { h: 1 }));
-    s.configure_hhzs(2, true, 0).unwrap();
-    let mut now = 0;
-    write_file(&mut s, &mut now, 10, FileKind::Sst { level: 3 }, 64 * MIB);
+    let (mut s, mut now) = caching_store_with_hdd_sst_10();
     assert_eq!(s.device_of(10), Some(1));
-    s.hint(
-        now,
-        &zonelab_systems::lsm::Hint::BlockEvicted {
-            sst: 10,
-            offset: 0,
-            bytes: 4157,
-        },
-    );
+    evict_block_of_sst_10(&mut s, now, 0, 4157);
     assert_eq!(s.cache_stats().unwrap().0.admitted, 1);
     let zone = s.view(now).devices[0].zone_capacity_bytes;
     write_file(&mut s, &mut now, 1, FileKind::Wal, zone);
     s.create(now, 2, FileKind::Wal).unwrap();
-    now = s.append(now, 2, MIB).unwrap();
+    s.append(now, 2, MIB).unwrap();
     let (stats, entries, _) = s.cache_stats().unwrap();
     assert_eq!((stats.evicted_zones, entries), (1, 0));
     assert_eq!(s.wal_outside_pool_bytes(), 0, "the WAL stays in the pool");
@@ -465,18 +467,8 @@ fn a_remount_leaves_an_unwritten_cache_zone_empty_on_the_device() {
     // A remount drops the cache (§3.5: its mapping is in memory only) and resets
     // its zones; one whose blocks were all still in the write buffer must come
     // back to the pool empty on the device, not finished (`check` asks the device).
-    let mut s = store(20, Box::new(BasicPlacement { h: 1 }));
-    s.configure_hhzs(2, true, 0).unwrap();
-    let mut now = 0;
-    write_file(&mut s, &mut now, 10, FileKind::Sst { level: 3 }, 64 * MIB);
-    s.hint(
-        now,
-        &zonelab_systems::lsm::Hint::BlockEvicted {
-            sst: 10,
-            offset: 0,
-            bytes: 4157,
-        },
-    );
+    let (mut s, now) = caching_store_with_hdd_sst_10();
+    evict_block_of_sst_10(&mut s, now, 0, 4157);
     s.remount(now).unwrap();
     assert_eq!(s.cache_stats().unwrap().0.evicted_zones, 1);
     s.check().unwrap();
