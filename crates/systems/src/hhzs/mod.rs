@@ -29,7 +29,10 @@ pub mod zone_store;
 
 pub use allocation::RelocationStats;
 pub use auto::AutoPlacement;
-pub use migration::{MigrationLimiter, MigrationPlanning, H2ZONE_PLANNING_WINDOW_NS};
+pub use migration::{
+    MigrationLimiter, MigrationPlanning, H2ZONE_CAPACITY_MIGRATION_DELAY_NS,
+    H2ZONE_PLANNING_WINDOW_NS,
+};
 pub use placement::{BasicPlacement, PlacementPolicy};
 pub use scheme::{Scheme, SchemeStore};
 pub use view::{DeviceView, MigrationPlan, SstView, StoreView};

@@ -40,6 +40,8 @@ pub struct SstView {
     pub obsolete: bool,
     /// Still being written.
     pub open: bool,
+    /// Reached its level by a trivial move (H2Zone: `ZoneFile::trivial_moved`).
+    pub trivially_moved: bool,
 }
 
 impl SstView {
@@ -65,6 +67,9 @@ pub struct StoreView {
     /// `ZenStat::AddStatBytes` adds every read and write to `ssd_rwtotal`, which
     /// `ExtractThpt` turns into `ssd_thpt` for `CheckSpanDBMaxLevel`).
     pub ssd_io_bytes_per_s: f64,
+    /// Capacity migration may not start yet: H2Zone's daemon starts it only 32 s
+    /// (× scale) after the mount ([`super::H2ZONE_CAPACITY_MIGRATION_DELAY_NS`]).
+    pub capacity_migration_held: bool,
 }
 
 /// A migration a policy asks for.
@@ -81,9 +86,17 @@ pub enum MigrationPlan {
 /// so two SSTs of one level read about equally often are not swapped back and forth.
 pub const READ_RATE_TIE_FACTOR: f64 = 1.01;
 
-/// Priority order of §3.4: lower level first, then a higher read rate (by more
-/// than [`READ_RATE_TIE_FACTOR`]). `true` when `a` has a higher priority than `b`.
+/// Priority order of §3.4 as H2Zone's `ZenFS::ComparePriority` implements it
+/// (`src/zenfs/fs/fs_mig_zenfs.cc`, lines 43–81): lower level first; at one level
+/// an SST not trivially moved before one that was ("not moved is better", lines
+/// 61–64, a rule the paper does not state); then a higher read rate (by more than
+/// [`READ_RATE_TIE_FACTOR`]). `true` when `a` has a higher priority than `b`.
 pub fn higher_priority(a: &SstView, b: &SstView) -> bool {
-    a.level < b.level
-        || (a.level == b.level && a.read_rate() > b.read_rate() * READ_RATE_TIE_FACTOR)
+    if a.level != b.level {
+        return a.level < b.level;
+    }
+    if a.trivially_moved != b.trivially_moved {
+        return b.trivially_moved;
+    }
+    a.read_rate() > b.read_rate() * READ_RATE_TIE_FACTOR
 }

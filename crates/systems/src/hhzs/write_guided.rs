@@ -369,7 +369,7 @@ impl PlacementPolicy for WriteGuided {
             }
         }
         // Capacity migration.
-        if self.basic_h.is_none() && !self.no_capacity_migration {
+        if self.basic_h.is_none() && !self.no_capacity_migration && !view.capacity_migration_held {
             let t = self.tiering(view);
             let above_t = view
                 .ssts
@@ -421,6 +421,7 @@ mod tests {
             compacting: false,
             obsolete: false,
             open: false,
+            trivially_moved: false,
         }
     }
 
@@ -807,6 +808,71 @@ mod tests {
         assert_eq!(
             p.plan_migration(&v),
             Some(MigrationPlan::Move { file: 50, to: 1 })
+        );
+    }
+
+    /// H2Zone's `MaybeCapacityCalibration` does nothing in the first 32 s after a
+    /// mount (the store sets `capacity_migration_held`); popularity migration has
+    /// no such delay.
+    #[test]
+    fn capacity_migration_waits_while_held_and_popularity_migration_does_not() {
+        let mut p = WriteGuided::hhzs(true, false);
+        let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
+        ssts.extend((10..16).map(|i| sst(i, 1, 0, 5)));
+        ssts.push(sst(50, 2, 0, 1));
+        ssts.push(sst(60, 2, 1, 900));
+        let mut v = view(ssts, 2, 3);
+        v.capacity_migration_held = true;
+        assert_eq!(p.plan_migration(&v), None);
+        v.hdd_point_reads_per_s = 80.0;
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 60, to: 0 })
+        );
+        v.hdd_point_reads_per_s = 0.0;
+        v.capacity_migration_held = false;
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 50, to: 1 })
+        );
+    }
+
+    /// H2Zone's `ComparePriority` ranks an SST RocksDB trivially moved below an
+    /// unmoved one of its level before it compares read counts ("not moved is
+    /// better"): capacity migration takes the moved one down even if it is read
+    /// more, and popularity migration lifts the unmoved one first.
+    #[test]
+    fn trivially_moved_ssts_rank_below_unmoved_ones_of_their_level() {
+        let mut p = WriteGuided::hhzs(true, false);
+        // t = 1; two L2 SSTs on the SSD sit above it. Without the mark the colder
+        // one (file 50) moves down.
+        let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
+        ssts.extend((10..16).map(|i| sst(i, 1, 0, 5)));
+        ssts.push(sst(50, 2, 0, 1));
+        ssts.push(sst(51, 2, 0, 500));
+        let mut v = view(ssts, 2, 0);
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 50, to: 1 })
+        );
+        v.ssts.last_mut().unwrap().trivially_moved = true;
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 51, to: 1 })
+        );
+        // The level still comes first: a moved L1 SST outranks an unmoved L2 one.
+        let (mut moved_l1, unmoved_l2) = (sst(1, 1, 0, 0), sst(2, 2, 0, 900));
+        moved_l1.trivially_moved = true;
+        assert!(higher_priority(&moved_l1, &unmoved_l2));
+        // Popularity migration: of two L3 HDD SSTs the unmoved one goes up, though
+        // the moved one is read more.
+        let (mut hot_moved, cool) = (sst(70, 3, 1, 900), sst(71, 3, 1, 300));
+        hot_moved.trivially_moved = true;
+        let mut u = view(vec![sst(1, 1, 0, 10), hot_moved, cool], 0, 5);
+        u.hdd_point_reads_per_s = 80.0;
+        assert_eq!(
+            p.plan_migration(&u),
+            Some(MigrationPlan::Move { file: 71, to: 0 })
         );
     }
 
