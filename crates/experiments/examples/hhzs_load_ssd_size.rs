@@ -15,7 +15,10 @@
 //! The fifth argument is a comma-separated list; besides the two above it takes
 //! `limiter=paced` (evenly spaced chunks instead of H2Zone's per-second window),
 //! `plan-every-tick` (no H2Zone 16-s planning gate) and `no-capacity-migration`
-//! (issue 14, seventh session: what each part of migration does to the load).
+//! (issue 14, seventh session: what each part of migration does to the load),
+//! `no-capacity-delay` (no H2Zone 32-s start delay of capacity migration) and
+//! `ignore-trivial-moves` (§3.4's priority order without H2Zone's "not trivially
+//! moved is better" rule) (issue 14, eighth session).
 
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS};
@@ -35,6 +38,7 @@ fn main() {
     let lines: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(0);
     let (mut guard, mut rate_mibs) = (false, None::<u64>);
     let (mut paced, mut every_tick, mut no_capacity) = (false, false, false);
+    let (mut no_delay, mut ignore_trivial) = (false, false);
     for ablation in args
         .get(5)
         .map(|a| a.split(',').collect())
@@ -45,11 +49,13 @@ fn main() {
             "limiter=paced" => paced = true,
             "plan-every-tick" => every_tick = true,
             "no-capacity-migration" => no_capacity = true,
+            "no-capacity-delay" => no_delay = true,
+            "ignore-trivial-moves" => ignore_trivial = true,
             r if r.starts_with("rate-mibs=") => {
                 rate_mibs = Some(r["rate-mibs=".len()..].parse().expect("rate-mibs=R"))
             }
             other => {
-                eprintln!("unknown ablation `{other}` (h2zone-capacity-guard, rate-mibs=R, limiter=paced, plan-every-tick, no-capacity-migration)");
+                eprintln!("unknown ablation `{other}` (h2zone-capacity-guard, rate-mibs=R, limiter=paced, plan-every-tick, no-capacity-migration, no-capacity-delay, ignore-trivial-moves)");
                 std::process::exit(2);
             }
         }
@@ -61,10 +67,11 @@ fn main() {
             let mut setup = HybridSetup::paper(scale);
             setup.ssd_zones = z;
             let migrates = matches!(scheme, Scheme::PM | Scheme::Hhzs);
-            let mut db = if (guard || no_capacity) && migrates {
+            let mut db = if (guard || no_capacity || ignore_trivial) && migrates {
                 let mut policy = WriteGuided::hhzs(true, scheme == Scheme::Hhzs);
                 policy.h2zone_capacity_guard = guard;
                 policy.no_capacity_migration = no_capacity;
+                policy.ignore_trivial_moves = ignore_trivial;
                 open_scheme_with_policy(&setup, scheme, Box::new(policy)).expect("open")
             } else {
                 open_scheme(&setup, scheme).expect("open")
@@ -75,6 +82,9 @@ fn main() {
             if paced && migrates {
                 db.storage_mut()
                     .set_migration_limiter(MigrationLimiter::Paced);
+            }
+            if no_delay && migrates {
+                db.storage_mut().set_capacity_migration_delay_ns(0);
             }
             if every_tick && migrates {
                 db.storage_mut()
@@ -176,6 +186,9 @@ fn main() {
                 "    written to the SSD (share / GiB): {}",
                 shares.join(", ")
             );
+            if migrates {
+                println!("    policy: {}", store.describe_policy(db.now_ns()));
+            }
             let counts: Vec<String> = store
                 .placement_counts()
                 .iter()

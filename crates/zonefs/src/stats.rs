@@ -33,6 +33,16 @@ pub struct DeviceStats {
     pub migrated_in_bytes: u64,
 }
 
+/// H2Zone's migration daemon timing in force (scaled by the SSD's zone scale)
+/// and its planning rounds so far.
+#[derive(Debug, Serialize)]
+pub struct MigrationDaemonStats {
+    pub planning_window_ns: u64,
+    pub capacity_delay_ns: u64,
+    pub planning_rounds_granted: u64,
+    pub planning_rounds_refused: u64,
+}
+
 #[derive(Debug, Serialize)]
 pub struct FsStats {
     pub policy: String,
@@ -40,6 +50,7 @@ pub struct FsStats {
     pub files: Vec<FileStats>,
     pub devices: Vec<DeviceStats>,
     pub migration: MigrationStats,
+    pub migration_daemon: MigrationDaemonStats,
     pub journal: Option<JournalStats>,
     pub recovery: Option<RecoveryReport>,
 }
@@ -90,6 +101,16 @@ impl ZoneFs {
                 files,
                 devices,
                 migration: s.migration_stats(),
+                migration_daemon: {
+                    let (window, delay) = s.migration_gate_ns();
+                    let (granted, refused) = s.planning_rounds();
+                    MigrationDaemonStats {
+                        planning_window_ns: window,
+                        capacity_delay_ns: delay,
+                        planning_rounds_granted: granted,
+                        planning_rounds_refused: refused,
+                    }
+                },
                 journal: s.journal_stats(),
                 recovery: g.recovery.clone(),
             }

@@ -186,6 +186,24 @@ impl ZoneFileStore {
         self.migration.capacity_delay_ns = delay_ns;
     }
 
+    /// The planning window and capacity migration's start delay in force.
+    pub fn migration_gate_ns(&self) -> (Ns, Ns) {
+        (
+            self.migration.planning_window_ns,
+            self.migration.capacity_delay_ns,
+        )
+    }
+
+    /// The file system was mounted at `now` (a store opened over devices whose
+    /// clock does not start at 0, as the emulation's restored devices): a new
+    /// migration daemon, with its first planning token, and the start delay of
+    /// capacity migration counted from `now`.
+    pub fn set_mounted_at_ns(&mut self, now: Ns) {
+        self.migration.gate.window_start_ns = now;
+        self.migration.gate.spent_first = false;
+        self.migration.mounted_at_ns = now;
+    }
+
     /// Planning rounds granted and refused by H2Zone's 16-s gate.
     pub fn planning_rounds(&self) -> (u64, u64) {
         (self.migration.gate.granted, self.migration.gate.refused)

@@ -77,6 +77,8 @@ pub struct WriteGuided {
     /// tiering level at the time: [below t, at t, above t] (docs/hhzs.md, "The
     /// load at larger SSDs").
     pub capacity_moves_by_rank: [u64; 3],
+    /// Of those, moves of an SST RocksDB had trivially moved.
+    pub capacity_moves_trivially_moved: u64,
     /// Ablation (docs/hhzs.md, "The load at larger SSDs"): capacity migration
     /// moves the lowest-priority movable SSD SST only when it is itself misplaced
     /// — above L_t, or at L_t while L_t and above hold more SSD zones than
@@ -94,6 +96,10 @@ pub struct WriteGuided {
     /// be any level, so L3 SSTs take SSD zones whenever L0–L2 and their demands
     /// fit. Used only to measure what those L3 SSTs cost L2 on write-heavy runs.
     pub hdd_from_level: Option<u32>,
+    /// Ablation (docs/hhzs.md, "H2Zone's migration details"): rank SSTs by §3.4's
+    /// order alone, ignoring H2Zone's "not trivially moved is better" rule
+    /// ([`higher_priority`]).
+    pub ignore_trivial_moves: bool,
 }
 
 /// The tiering level and the SSD zones L_t may use.
@@ -229,10 +235,27 @@ impl WriteGuided {
             });
         }
         let down = lowest_on_ssd?;
-        higher_priority(up, down).then_some(MigrationPlan::Swap {
+        self.ranks_higher(up, down).then_some(MigrationPlan::Swap {
             up: up.file,
             down: down.file,
         })
+    }
+
+    /// [`higher_priority`], or §3.4's order alone under `ignore_trivial_moves`.
+    fn ranks_higher(&self, a: &SstView, b: &SstView) -> bool {
+        match self.ignore_trivial_moves {
+            false => higher_priority(a, b),
+            true => higher_priority(
+                &SstView {
+                    trivially_moved: false,
+                    ..*a
+                },
+                &SstView {
+                    trivially_moved: false,
+                    ..*b
+                },
+            ),
+        }
     }
 
     fn movable(s: &SstView) -> bool {
@@ -282,13 +305,14 @@ impl PlacementPolicy for WriteGuided {
         let t = self.tiering(view);
         let demands: Vec<i64> = (1..=4).map(|l| self.demand(l)).collect();
         format!(
-            "t={} R={} ssd@t={} ssd>t={} D0={} D1-4={demands:?} capacity moves <t/=t/>t {:?}",
+            "t={} R={} ssd@t={} ssd>t={} D0={} D1-4={demands:?} capacity moves <t/=t/>t {:?} (trivially moved {})",
             t.level,
             t.reserved_zones,
             t.ssd_zones_at_t,
             t.ssd_zones_above_t,
             view.wal_zones,
-            self.capacity_moves_by_rank
+            self.capacity_moves_by_rank,
+            self.capacity_moves_trivially_moved
         )
     }
 
@@ -340,7 +364,7 @@ impl PlacementPolicy for WriteGuided {
             .iter()
             .filter(|s| s.device == 0 && Self::movable(s))
             .fold(None::<&SstView>, |lo, s| match lo {
-                Some(l) if !higher_priority(l, s) => Some(l),
+                Some(l) if !self.ranks_higher(l, s) => Some(l),
                 _ => Some(s),
             });
         let eligible_up = |s: &&SstView| match self.basic_h {
@@ -353,7 +377,7 @@ impl PlacementPolicy for WriteGuided {
             .filter(|s| s.device != 0 && Self::movable(s))
             .filter(eligible_up)
             .fold(None::<&SstView>, |hi, s| match hi {
-                Some(h) if !higher_priority(s, h) => Some(h),
+                Some(h) if !self.ranks_higher(s, h) => Some(h),
                 _ => Some(s),
             });
         // Popularity migration first while the HDD is read-bound; capacity
@@ -388,6 +412,7 @@ impl PlacementPolicy for WriteGuided {
                 if let Some(lo) = lowest_on_ssd.filter(misplaced) {
                     let rank = (lo.level.cmp(&t.level) as i8 + 1) as usize;
                     self.capacity_moves_by_rank[rank] += 1;
+                    self.capacity_moves_trivially_moved += lo.trivially_moved as u64;
                     return Some(MigrationPlan::Move {
                         file: lo.file,
                         to: 1,
@@ -859,6 +884,13 @@ mod tests {
         assert_eq!(
             p.plan_migration(&v),
             Some(MigrationPlan::Move { file: 51, to: 1 })
+        );
+        // The ablation ranks by the paper's order alone.
+        let mut paper = WriteGuided::hhzs(true, false);
+        paper.ignore_trivial_moves = true;
+        assert_eq!(
+            paper.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 50, to: 1 })
         );
         // The level still comes first: a moved L1 SST outranks an unmoved L2 one.
         let (mut moved_l1, unmoved_l2) = (sst(1, 1, 0, 0), sst(2, 2, 0, 900));
