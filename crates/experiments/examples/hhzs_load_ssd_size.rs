@@ -17,12 +17,14 @@
 //! `plan-every-tick` (no H2Zone 16-s planning gate) and `no-capacity-migration`
 //! (issue 14, seventh session: what each part of migration does to the load),
 //! `no-capacity-delay` (no H2Zone 32-s start delay of capacity migration) and
-//! `ignore-trivial-moves` (§3.4's priority order without H2Zone's "not trivially
-//! moved is better" rule) (issue 14, eighth session).
+//! `priority=paper` / `priority=h2zone` (§3.4's priority order alone, or H2Zone's
+//! with "not trivially moved is better" before the read rate, instead of the
+//! default that applies that rule only where read rates tie) (issue 14, eighth
+//! session).
 
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS};
-use zonelab_systems::hhzs::{MigrationLimiter, MigrationPlanning, WriteGuided};
+use zonelab_systems::hhzs::{MigrationLimiter, MigrationPlanning, PriorityOrder, WriteGuided};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -38,7 +40,7 @@ fn main() {
     let lines: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(0);
     let (mut guard, mut rate_mibs) = (false, None::<u64>);
     let (mut paced, mut every_tick, mut no_capacity) = (false, false, false);
-    let (mut no_delay, mut ignore_trivial) = (false, false);
+    let (mut no_delay, mut order) = (false, None::<PriorityOrder>);
     for ablation in args
         .get(5)
         .map(|a| a.split(',').collect())
@@ -50,12 +52,13 @@ fn main() {
             "plan-every-tick" => every_tick = true,
             "no-capacity-migration" => no_capacity = true,
             "no-capacity-delay" => no_delay = true,
-            "ignore-trivial-moves" => ignore_trivial = true,
+            "priority=paper" => order = Some(PriorityOrder::Paper),
+            "priority=h2zone" => order = Some(PriorityOrder::H2Zone),
             r if r.starts_with("rate-mibs=") => {
                 rate_mibs = Some(r["rate-mibs=".len()..].parse().expect("rate-mibs=R"))
             }
             other => {
-                eprintln!("unknown ablation `{other}` (h2zone-capacity-guard, rate-mibs=R, limiter=paced, plan-every-tick, no-capacity-migration, no-capacity-delay, ignore-trivial-moves)");
+                eprintln!("unknown ablation `{other}` (h2zone-capacity-guard, rate-mibs=R, limiter=paced, plan-every-tick, no-capacity-migration, no-capacity-delay, priority=paper, priority=h2zone)");
                 std::process::exit(2);
             }
         }
@@ -67,11 +70,11 @@ fn main() {
             let mut setup = HybridSetup::paper(scale);
             setup.ssd_zones = z;
             let migrates = matches!(scheme, Scheme::PM | Scheme::Hhzs);
-            let mut db = if (guard || no_capacity || ignore_trivial) && migrates {
+            let mut db = if (guard || no_capacity || order.is_some()) && migrates {
                 let mut policy = WriteGuided::hhzs(true, scheme == Scheme::Hhzs);
                 policy.h2zone_capacity_guard = guard;
                 policy.no_capacity_migration = no_capacity;
-                policy.ignore_trivial_moves = ignore_trivial;
+                policy.priority_order = order.unwrap_or_default();
                 open_scheme_with_policy(&setup, scheme, Box::new(policy)).expect("open")
             } else {
                 open_scheme(&setup, scheme).expect("open")

@@ -35,7 +35,7 @@ pub use migration::{
 };
 pub use placement::{BasicPlacement, PlacementPolicy};
 pub use scheme::{Scheme, SchemeStore};
-pub use view::{DeviceView, MigrationPlan, SstView, StoreView};
+pub use view::{DeviceView, MigrationPlan, PriorityOrder, SstView, StoreView};
 pub use write_guided::WriteGuided;
 pub use zenfs_sharing::{ZenfsSharing, ZenfsSharingStats};
 pub use zone_store::{DeviceTraffic, FileClass, OccupancySamples, StoreDeviceSpec, ZoneFileStore};

@@ -86,17 +86,39 @@ pub enum MigrationPlan {
 /// so two SSTs of one level read about equally often are not swapped back and forth.
 pub const READ_RATE_TIE_FACTOR: f64 = 1.01;
 
-/// Priority order of §3.4 as H2Zone's `ZenFS::ComparePriority` implements it
-/// (`src/zenfs/fs/fs_mig_zenfs.cc`, lines 43–81): lower level first; at one level
-/// an SST not trivially moved before one that was ("not moved is better", lines
-/// 61–64, a rule the paper does not state); then a higher read rate (by more than
-/// [`READ_RATE_TIE_FACTOR`]). `true` when `a` has a higher priority than `b`.
-pub fn higher_priority(a: &SstView, b: &SstView) -> bool {
+/// How SSTs of one level are ranked for migration (§3.4; lower level first
+/// under every order).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PriorityOrder {
+    /// §3.4's order, then H2Zone's rule where §3.4 leaves two SSTs equal: a higher
+    /// read rate (by more than [`READ_RATE_TIE_FACTOR`]) first; between SSTs read
+    /// about equally often (all of them during a load) one not trivially moved
+    /// before one that was (H2Zone's "not moved is better").
+    #[default]
+    PaperThenTrivialMove,
+    /// H2Zone's `ZenFS::ComparePriority` (`src/zenfs/fs/fs_mig_zenfs.cc`, lines
+    /// 43–81): "not moved is better" (lines 61–64) before the read counts, so an
+    /// unmoved SST outranks a trivially moved one read far more often — against
+    /// §3.4's "(ii) X and Y are at the same level while X has a higher read rate".
+    H2Zone,
+    /// §3.4's order alone: trivial moves ignored.
+    Paper,
+}
+
+/// `true` when `a` has a higher priority than `b` under `order`.
+pub fn higher_priority(a: &SstView, b: &SstView, order: PriorityOrder) -> bool {
     if a.level != b.level {
         return a.level < b.level;
     }
-    if a.trivially_moved != b.trivially_moved {
-        return b.trivially_moved;
+    let unmoved_first = a.trivially_moved != b.trivially_moved && b.trivially_moved;
+    let hotter = a.read_rate() > b.read_rate() * READ_RATE_TIE_FACTOR;
+    let colder = b.read_rate() > a.read_rate() * READ_RATE_TIE_FACTOR;
+    match order {
+        PriorityOrder::Paper => hotter,
+        PriorityOrder::H2Zone => match a.trivially_moved == b.trivially_moved {
+            true => hotter,
+            false => unmoved_first,
+        },
+        PriorityOrder::PaperThenTrivialMove => hotter || (!colder && unmoved_first),
     }
-    a.read_rate() > b.read_rate() * READ_RATE_TIE_FACTOR
 }

@@ -23,7 +23,7 @@
 //! migration only when it has nothing to move (H2Zone `MigrationDaemonRun`).
 
 use super::placement::PlacementPolicy;
-use super::view::{higher_priority, MigrationPlan, SstView, StoreView};
+use super::view::{higher_priority, MigrationPlan, PriorityOrder, SstView, StoreView};
 use crate::lsm::{FileKind, Hint};
 use std::collections::BTreeMap;
 use zonelab_engine::Ns;
@@ -96,10 +96,11 @@ pub struct WriteGuided {
     /// be any level, so L3 SSTs take SSD zones whenever L0–L2 and their demands
     /// fit. Used only to measure what those L3 SSTs cost L2 on write-heavy runs.
     pub hdd_from_level: Option<u32>,
-    /// Ablation (docs/hhzs.md, "H2Zone's migration details"): rank SSTs by §3.4's
-    /// order alone, ignoring H2Zone's "not trivially moved is better" rule
-    /// ([`higher_priority`]).
-    pub ignore_trivial_moves: bool,
+    /// How SSTs of one level rank ([`PriorityOrder`]; docs/hhzs.md, "H2Zone's
+    /// migration details"): by default §3.4's read rate, then H2Zone's "not
+    /// trivially moved is better" where the rates tie; the ablations H2Zone's own
+    /// order and §3.4's alone.
+    pub priority_order: PriorityOrder,
 }
 
 /// The tiering level and the SSD zones L_t may use.
@@ -241,21 +242,8 @@ impl WriteGuided {
         })
     }
 
-    /// [`higher_priority`], or §3.4's order alone under `ignore_trivial_moves`.
     fn ranks_higher(&self, a: &SstView, b: &SstView) -> bool {
-        match self.ignore_trivial_moves {
-            false => higher_priority(a, b),
-            true => higher_priority(
-                &SstView {
-                    trivially_moved: false,
-                    ..*a
-                },
-                &SstView {
-                    trivially_moved: false,
-                    ..*b
-                },
-            ),
-        }
+        higher_priority(a, b, self.priority_order)
     }
 
     fn movable(s: &SstView) -> bool {
@@ -864,47 +852,65 @@ mod tests {
 
     /// H2Zone's `ComparePriority` ranks an SST RocksDB trivially moved below an
     /// unmoved one of its level before it compares read counts ("not moved is
-    /// better"): capacity migration takes the moved one down even if it is read
-    /// more, and popularity migration lifts the unmoved one first.
+    /// better"). By default that rule decides only where §3.4's read rates tie
+    /// (a load: no reads); `PriorityOrder::H2Zone` puts it before the rates.
     #[test]
-    fn trivially_moved_ssts_rank_below_unmoved_ones_of_their_level() {
-        let mut p = WriteGuided::hhzs(true, false);
-        // t = 1; two L2 SSTs on the SSD sit above it. Without the mark the colder
-        // one (file 50) moves down.
+    fn trivially_moved_ssts_rank_below_unmoved_ones_where_read_rates_tie() {
+        let with = |order| {
+            let mut p = WriteGuided::hhzs(true, false);
+            p.priority_order = order;
+            p
+        };
+        // t = 1; two unread L2 SSTs on the SSD sit above it. Unmarked, the first
+        // (file 50) moves down; with file 51 trivially moved, file 51 — except
+        // under §3.4's order alone.
         let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
         ssts.extend((10..16).map(|i| sst(i, 1, 0, 5)));
-        ssts.push(sst(50, 2, 0, 1));
-        ssts.push(sst(51, 2, 0, 500));
+        ssts.push(sst(50, 2, 0, 0));
+        ssts.push(sst(51, 2, 0, 0));
         let mut v = view(ssts, 2, 0);
+        let down = |file| Some(MigrationPlan::Move { file, to: 1 });
         assert_eq!(
-            p.plan_migration(&v),
-            Some(MigrationPlan::Move { file: 50, to: 1 })
+            with(PriorityOrder::PaperThenTrivialMove).plan_migration(&v),
+            down(50)
         );
         v.ssts.last_mut().unwrap().trivially_moved = true;
         assert_eq!(
-            p.plan_migration(&v),
-            Some(MigrationPlan::Move { file: 51, to: 1 })
+            with(PriorityOrder::PaperThenTrivialMove).plan_migration(&v),
+            down(51)
         );
-        // The ablation ranks by the paper's order alone.
-        let mut paper = WriteGuided::hhzs(true, false);
-        paper.ignore_trivial_moves = true;
+        assert_eq!(with(PriorityOrder::H2Zone).plan_migration(&v), down(51));
+        assert_eq!(with(PriorityOrder::Paper).plan_migration(&v), down(50));
+        // The moved SST read far more often: §3.4 keeps it (the colder 50 goes);
+        // H2Zone's order still takes the moved one.
+        v.ssts.last_mut().unwrap().reads = 500;
         assert_eq!(
-            paper.plan_migration(&v),
-            Some(MigrationPlan::Move { file: 50, to: 1 })
+            with(PriorityOrder::PaperThenTrivialMove).plan_migration(&v),
+            down(50)
         );
-        // The level still comes first: a moved L1 SST outranks an unmoved L2 one.
+        assert_eq!(with(PriorityOrder::H2Zone).plan_migration(&v), down(51));
+        assert_eq!(with(PriorityOrder::Paper).plan_migration(&v), down(50));
+        // The level comes first under every order.
         let (mut moved_l1, unmoved_l2) = (sst(1, 1, 0, 0), sst(2, 2, 0, 900));
         moved_l1.trivially_moved = true;
-        assert!(higher_priority(&moved_l1, &unmoved_l2));
-        // Popularity migration: of two L3 HDD SSTs the unmoved one goes up, though
-        // the moved one is read more.
+        for order in [
+            PriorityOrder::PaperThenTrivialMove,
+            PriorityOrder::H2Zone,
+            PriorityOrder::Paper,
+        ] {
+            assert!(higher_priority(&moved_l1, &unmoved_l2, order));
+        }
+        // Popularity migration: of two L3 HDD SSTs, H2Zone's order lifts the
+        // unmoved one though the moved one is read more; the default the hotter.
         let (mut hot_moved, cool) = (sst(70, 3, 1, 900), sst(71, 3, 1, 300));
         hot_moved.trivially_moved = true;
         let mut u = view(vec![sst(1, 1, 0, 10), hot_moved, cool], 0, 5);
         u.hdd_point_reads_per_s = 80.0;
+        let up = |file| Some(MigrationPlan::Move { file, to: 0 });
+        assert_eq!(with(PriorityOrder::H2Zone).plan_migration(&u), up(71));
         assert_eq!(
-            p.plan_migration(&u),
-            Some(MigrationPlan::Move { file: 71, to: 0 })
+            with(PriorityOrder::PaperThenTrivialMove).plan_migration(&u),
+            up(70)
         );
     }
 
