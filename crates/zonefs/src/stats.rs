@@ -19,6 +19,9 @@ pub struct FileStats {
     pub size: u64,
     /// The device holding most of the file's bytes.
     pub device: String,
+    /// Moved to its level by a trivial move (ranks below unmoved SSTs of the
+    /// level for migration, as in H2Zone).
+    pub trivially_moved: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -78,6 +81,7 @@ impl ZoneFs {
                         level,
                         size: s.file_size(no).unwrap_or(0),
                         device: traffic[d].name.clone(),
+                        trivially_moved: s.trivially_moved(no),
                     }
                 })
                 .collect();
