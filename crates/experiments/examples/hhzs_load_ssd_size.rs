@@ -15,11 +15,16 @@
 //! The fifth argument is a comma-separated list; besides the two above it takes
 //! `limiter=paced` (evenly spaced chunks instead of H2Zone's per-second window),
 //! `plan-every-tick` (no H2Zone 16-s planning gate) and `no-capacity-migration`
-//! (issue 14, seventh session: what each part of migration does to the load).
+//! (issue 14, seventh session: what each part of migration does to the load),
+//! `no-capacity-delay` (no H2Zone 32-s start delay of capacity migration) and
+//! `priority=paper` / `priority=h2zone` (§3.4's priority order alone, or H2Zone's
+//! with "not trivially moved is better" before the read rate, instead of the
+//! default that applies that rule only where read rates tie) (issue 14, eighth
+//! session).
 
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS};
-use zonelab_systems::hhzs::{MigrationLimiter, MigrationPlanning, WriteGuided};
+use zonelab_systems::hhzs::{MigrationLimiter, MigrationPlanning, PriorityOrder, WriteGuided};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -35,6 +40,7 @@ fn main() {
     let lines: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(0);
     let (mut guard, mut rate_mibs) = (false, None::<u64>);
     let (mut paced, mut every_tick, mut no_capacity) = (false, false, false);
+    let (mut no_delay, mut order) = (false, None::<PriorityOrder>);
     for ablation in args
         .get(5)
         .map(|a| a.split(',').collect())
@@ -45,11 +51,14 @@ fn main() {
             "limiter=paced" => paced = true,
             "plan-every-tick" => every_tick = true,
             "no-capacity-migration" => no_capacity = true,
+            "no-capacity-delay" => no_delay = true,
+            "priority=paper" => order = Some(PriorityOrder::Paper),
+            "priority=h2zone" => order = Some(PriorityOrder::H2Zone),
             r if r.starts_with("rate-mibs=") => {
                 rate_mibs = Some(r["rate-mibs=".len()..].parse().expect("rate-mibs=R"))
             }
             other => {
-                eprintln!("unknown ablation `{other}` (h2zone-capacity-guard, rate-mibs=R, limiter=paced, plan-every-tick, no-capacity-migration)");
+                eprintln!("unknown ablation `{other}` (h2zone-capacity-guard, rate-mibs=R, limiter=paced, plan-every-tick, no-capacity-migration, no-capacity-delay, priority=paper, priority=h2zone)");
                 std::process::exit(2);
             }
         }
@@ -61,10 +70,11 @@ fn main() {
             let mut setup = HybridSetup::paper(scale);
             setup.ssd_zones = z;
             let migrates = matches!(scheme, Scheme::PM | Scheme::Hhzs);
-            let mut db = if (guard || no_capacity) && migrates {
+            let mut db = if (guard || no_capacity || order.is_some()) && migrates {
                 let mut policy = WriteGuided::hhzs(true, scheme == Scheme::Hhzs);
                 policy.h2zone_capacity_guard = guard;
                 policy.no_capacity_migration = no_capacity;
+                policy.priority_order = order.unwrap_or_default();
                 open_scheme_with_policy(&setup, scheme, Box::new(policy)).expect("open")
             } else {
                 open_scheme(&setup, scheme).expect("open")
@@ -75,6 +85,9 @@ fn main() {
             if paced && migrates {
                 db.storage_mut()
                     .set_migration_limiter(MigrationLimiter::Paced);
+            }
+            if no_delay && migrates {
+                db.storage_mut().set_capacity_migration_delay_ns(0);
             }
             if every_tick && migrates {
                 db.storage_mut()
@@ -176,6 +189,9 @@ fn main() {
                 "    written to the SSD (share / GiB): {}",
                 shares.join(", ")
             );
+            if migrates {
+                println!("    policy: {}", store.describe_policy(db.now_ns()));
+            }
             let counts: Vec<String> = store
                 .placement_counts()
                 .iter()

@@ -76,6 +76,9 @@ pub struct WorkloadResult {
     /// `None` for a level that holds no data (no share to speak of, not 0 %).
     pub ssd_share_pct: Vec<Option<f64>>,
     pub cache_hits: u64,
+    /// Evicted blocks not admitted to the SSD cache for want of a cache zone
+    /// (`CacheStats::rejected_no_zone`).
+    pub cache_rejected_no_zone: u64,
     pub migrations: u64,
     /// SSTs at the end (HHZS keeps a 32 B priority mapping per SST, §3.6).
     pub ssts: u64,
@@ -261,6 +264,7 @@ fn run_workloads(
                 summary,
                 ssd_share_pct: ssd_share(s),
                 cache_hits: s.cache_stats().map_or(0, |c| c.0.hits),
+                cache_rejected_no_zone: s.cache_stats().map_or(0, |c| c.0.rejected_no_zone),
                 migrations: s.migration_stats().to_ssd + s.migration_stats().to_hdd,
                 ssts: fork.version().all().count() as u64,
                 cache_entries: s.cache_stats().map_or(0, |c| c.1 as u64),

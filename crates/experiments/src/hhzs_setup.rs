@@ -5,7 +5,8 @@
 use zonelab_devices::{open_device_with, ProfileOverride};
 use zonelab_engine::Ns;
 use zonelab_systems::hhzs::{
-    PlacementPolicy, StoreDeviceSpec, ZenfsSharing, ZoneFileStore, H2ZONE_PLANNING_WINDOW_NS,
+    PlacementPolicy, StoreDeviceSpec, ZenfsSharing, ZoneFileStore,
+    H2ZONE_CAPACITY_MIGRATION_DELAY_NS, H2ZONE_PLANNING_WINDOW_NS,
 };
 use zonelab_systems::lsm::{KvOp, LsmDb, LsmOptions, OpSource};
 use zonelab_workloads::ycsb::{keys::key_value, CoreWorkloadSpec, InsertOrder, YcsbOp};
@@ -45,6 +46,10 @@ pub struct HybridSetup {
     /// 1)`), scaled with the experiment: loads and runs are S times shorter while
     /// the migration rate is not scaled (docs/hhzs.md, "Scaling").
     pub migration_planning_window_ns: Ns,
+    /// H2Zone's start delay of capacity migration after each mount (32 s at paper
+    /// scale, `MaybeCapacityCalibration`), scaled as the planning window is: both
+    /// are wall-clock times of the migration daemon.
+    pub capacity_migration_delay_ns: Ns,
     /// The schemes without a WAL/cache pool (B1–B4, B3+M) allocate zones as the
     /// authors' ZenFS does (`zenfs_sharing`: WAL files join zones L0 SSTs left
     /// open, zones reset when all their files are gone), with ZenFS's rules seeing
@@ -77,6 +82,8 @@ impl HybridSetup {
             options: LsmOptions::hhzs_paper().scaled(scale),
             wal_cap_from_pool: true,
             migration_planning_window_ns: (H2ZONE_PLANNING_WINDOW_NS as f64 * scale).round() as Ns,
+            capacity_migration_delay_ns: (H2ZONE_CAPACITY_MIGRATION_DELAY_NS as f64 * scale).round()
+                as Ns,
             zenfs: Some(ZenfsSharing::authors(scale.min(1.0))),
         }
     }
@@ -120,6 +127,7 @@ impl HybridSetup {
                 .map_err(|e| e.to_string())?;
         }
         store.set_migration_planning_window_ns(self.migration_planning_window_ns);
+        store.set_capacity_migration_delay_ns(self.capacity_migration_delay_ns);
         if let Some(sharing) = self.zenfs.filter(|_| wal_cache_zones == 0) {
             store
                 .configure_zenfs_sharing_with(sharing)

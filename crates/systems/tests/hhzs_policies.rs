@@ -258,6 +258,65 @@ fn migration_is_planned_once_per_h2zone_window_and_at_once_after_a_mount() {
     assert!(every >= 159, "{every} rounds in 160 s");
 }
 
+/// Records, for each planning round, its time and whether capacity migration was
+/// still held back by H2Zone's start delay.
+struct RecordHeld(std::sync::Arc<std::sync::Mutex<Vec<(u64, bool)>>>);
+impl PlacementPolicy for RecordHeld {
+    fn name(&self) -> String {
+        "held".into()
+    }
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy> {
+        Box::new(RecordHeld(self.0.clone()))
+    }
+    fn devices_for(&mut self, _: FileKind, _: &StoreView) -> Vec<usize> {
+        vec![1]
+    }
+    fn plan_migration(&mut self, view: &StoreView) -> Option<MigrationPlan> {
+        self.0
+            .lock()
+            .unwrap()
+            .push((view.now, view.capacity_migration_held));
+        None
+    }
+}
+
+#[test]
+fn capacity_migration_waits_h2zones_32_s_after_every_mount() {
+    // H2Zone: `MaybeCapacityCalibration` returns while
+    // `hbd_->elapsed_time_double() < 32.0` (seconds since the device was opened);
+    // with the 16-s planning window the rounds at 0 and 16 s are held, 32 s is not.
+    let rounds = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut s = store(Box::new(RecordHeld(rounds.clone())), true, false);
+    s.set_migration_planning_window_ns(16 * NS_PER_S);
+    s.set_capacity_migration_delay_ns(32 * NS_PER_S);
+    let mut now = 0;
+    write_sst(&mut s, &mut now, 5, MIB);
+    let read_until = |s: &mut ZoneFileStore, now: &mut u64, end: u64| {
+        while *now < end {
+            *now += NS_PER_S / 2;
+            s.read(*now, 5, 0, 4096).unwrap();
+        }
+    };
+    read_until(&mut s, &mut now, 100 * NS_PER_S);
+    let held_at = |r: &[(u64, bool)]| -> Vec<bool> { r.iter().map(|x| x.1).collect() };
+    let first = rounds.lock().unwrap().clone();
+    assert_eq!(
+        held_at(&first),
+        [true, true, false, false, false, false, false]
+    );
+    assert!(first.iter().all(|&(t, held)| held == (t < 32 * NS_PER_S)));
+    // A remount opens the device again: another 32 s before capacity migration.
+    let mount = now;
+    s.remount(mount).unwrap();
+    rounds.lock().unwrap().clear();
+    read_until(&mut s, &mut now, mount + 50 * NS_PER_S);
+    let second = rounds.lock().unwrap().clone();
+    assert_eq!(held_at(&second), [true, true, false, false]);
+    assert!(second
+        .iter()
+        .all(|&(t, held)| held == (t < mount + 32 * NS_PER_S)));
+}
+
 /// A store whose policy always plans moving `file` to device `to`, planning on
 /// every tick: these tests are about the copy, H2Zone's planning window is
 /// tested in `migration_is_planned_once_per_h2zone_window_and_at_once_after_a_mount`.
@@ -372,7 +431,8 @@ fn ssts_under_compaction_never_migrate_and_deletion_cancels_a_migration() {
             output_level: 3,
             planned_outputs: 1,
         },
-    );
+    )
+    .unwrap();
     for step in 1..50 {
         s.read(now + step * NS_PER_S, 5, 0, 4096).unwrap();
     }

@@ -194,7 +194,8 @@ fn announce(s: &mut ZoneFileStore, now: u64, no: u64, bytes: u64) {
             sst: no,
             expected_bytes: bytes,
         },
-    );
+    )
+    .unwrap();
 }
 
 #[test]
@@ -299,7 +300,8 @@ fn evict_block_of_sst_10(s: &mut ZoneFileStore, now: u64, offset: u64, bytes: u6
             offset,
             bytes,
         },
-    );
+    )
+    .unwrap();
 }
 
 #[test]
@@ -357,7 +359,7 @@ fn inputs_of_a_finished_compaction_are_obsolete_until_deleted_and_placement_is_c
         planned_outputs: 1,
     };
     // A compaction stopped by a close (no outputs) consumes nothing.
-    s.hint(now, &started(7, vec![1]));
+    s.hint(now, &started(7, vec![1])).unwrap();
     s.hint(
         now,
         &Hint::CompactionFinished {
@@ -365,10 +367,11 @@ fn inputs_of_a_finished_compaction_are_obsolete_until_deleted_and_placement_is_c
             outputs: vec![],
             output_level: 2,
         },
-    );
+    )
+    .unwrap();
     assert!(obsolete(&s, now).is_empty());
     // A finished compaction's inputs stay on storage, obsolete, until deleted.
-    s.hint(now, &started(8, vec![2, 3]));
+    s.hint(now, &started(8, vec![2, 3])).unwrap();
     write_file(&mut s, &mut now, 5, FileKind::Sst { level: 2 }, 10 * MIB);
     s.hint(
         now,
@@ -377,7 +380,8 @@ fn inputs_of_a_finished_compaction_are_obsolete_until_deleted_and_placement_is_c
             outputs: vec![5],
             output_level: 2,
         },
-    );
+    )
+    .unwrap();
     assert_eq!(obsolete(&s, now), vec![2, 3]);
     s.delete(now, 2).unwrap();
     assert_eq!(obsolete(&s, now), vec![3]);
@@ -472,4 +476,112 @@ fn a_remount_leaves_an_unwritten_cache_zone_empty_on_the_device() {
     s.remount(now).unwrap();
     assert_eq!(s.cache_stats().unwrap().0.evicted_zones, 1);
     s.check().unwrap();
+}
+
+/// The SSD, failing every write once `fail` is set (a device error).
+struct WritesFail {
+    inner: Box<dyn zonelab_devices::Device>,
+    fail: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl zonelab_devices::Device for WritesFail {
+    fn info(&self) -> &zonelab_devices::DeviceInfo {
+        self.inner.info()
+    }
+    fn submit(
+        &mut self,
+        now_ns: u64,
+        cmd: &zonelab_devices::Command,
+        payload: zonelab_devices::Payload<'_>,
+    ) -> Result<zonelab_devices::Completion, zonelab_devices::DeviceError> {
+        let write = matches!(
+            cmd,
+            zonelab_devices::Command::Write { .. } | zonelab_devices::Command::Append { .. }
+        );
+        if write && self.fail.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(zonelab_devices::DeviceError::Unsupported {
+                command: "write (injected failure)",
+                device: self.inner.info().name.clone(),
+            });
+        }
+        self.inner.submit(now_ns, cmd, payload)
+    }
+    fn report_zones(
+        &self,
+        first: u32,
+        max: u32,
+    ) -> Result<Vec<zonelab_devices::zoned::ZoneDescriptor>, zonelab_devices::DeviceError> {
+        self.inner.report_zones(first, max)
+    }
+    fn stats(&self, elapsed_ns: u64) -> zonelab_devices::DeviceStats {
+        self.inner.stats(elapsed_ns)
+    }
+}
+
+#[test]
+fn a_block_without_a_free_cache_zone_is_counted_and_a_device_error_is_returned() {
+    // The pool's two zones both hold WAL data: no cache zone to take. H2Zone's
+    // `CacheManager::Insert` returns NoSpace and `Sync` drops it; the store counts
+    // it and the hint succeeds.
+    let (mut s, mut now) = caching_store_with_hdd_sst_10();
+    write_file(&mut s, &mut now, 1, FileKind::Wal, 1000 * MIB);
+    write_file(&mut s, &mut now, 2, FileKind::Wal, 500 * MIB);
+    evict_block_of_sst_10(&mut s, now, 0, 4157);
+    let stats = s.cache_stats().unwrap().0;
+    assert_eq!((stats.admitted, stats.rejected_no_zone), (0, 1));
+    assert_eq!(s.cached_read(now, 10, 0, 4157), None);
+
+    // A device error while writing the cache buffer is an error of the hint.
+    let fail = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut devices = hhzs_support::zn540_and_smr(20, 64);
+    let ssd = std::mem::replace(&mut devices[0].device, open_device("zn540").unwrap());
+    devices[0].device = Box::new(WritesFail {
+        inner: ssd,
+        fail: fail.clone(),
+    });
+    let mut s = ZoneFileStore::new(devices, Box::new(BasicPlacement { h: 1 })).unwrap();
+    s.configure_hhzs(2, true, 0).unwrap();
+    let mut now = 0;
+    write_file(&mut s, &mut now, 10, FileKind::Sst { level: 3 }, 64 * MIB);
+    fail.store(true, std::sync::atomic::Ordering::Relaxed);
+    // Four 4,157-B blocks fill the 16 KiB buffer: its write fails.
+    let mut result = Ok(());
+    for i in 0..4 {
+        result = result.and(s.hint(
+            now,
+            &zonelab_systems::lsm::Hint::BlockEvicted {
+                sst: 10,
+                offset: i * 4157,
+                bytes: 4157,
+            },
+        ));
+    }
+    let err = result.expect_err("the cache write failed");
+    assert!(err.to_string().contains("injected failure"), "{err}");
+}
+
+#[test]
+fn a_trivial_move_marks_the_sst_for_migration_priority() {
+    // H2Zone's `ZoneFile::UpdateLevel` sets `is_trivial_moved`, which
+    // `ComparePriority` ranks below an unmoved SST of the level.
+    let mut s = store(20, Box::new(BasicPlacement { h: 4 }));
+    let mut now = 0;
+    write_file(&mut s, &mut now, 1, FileKind::Sst { level: 1 }, 8 * MIB);
+    write_file(&mut s, &mut now, 2, FileKind::Sst { level: 1 }, 8 * MIB);
+    s.hint(
+        now,
+        &zonelab_systems::lsm::Hint::TrivialMove {
+            sst: 2,
+            from_level: 1,
+            to_level: 2,
+        },
+    )
+    .unwrap();
+    let marks: Vec<(u64, u32, bool)> = s
+        .view(now)
+        .ssts
+        .iter()
+        .map(|v| (v.file, v.level, v.trivially_moved))
+        .collect();
+    assert_eq!(marks, [(1, 1, false), (2, 2, true)]);
 }

@@ -33,6 +33,9 @@ fn with_zone_capacity(
 pub struct OpenedDevices {
     pub devices: Vec<Box<dyn Device + Send>>,
     pub restored_at_ns: u64,
+    /// The SSD's zone capacity over its profile's: the emulation's scale, by
+    /// which H2Zone's migration daemon times are scaled as in the experiments.
+    pub ssd_zone_scale: f64,
 }
 
 /// Opens the SSD and the HDD of `cfg`.
@@ -59,12 +62,22 @@ pub fn open_devices(cfg: &FsConfig) -> Result<OpenedDevices, FsError> {
     }
     let mut devices: Vec<Box<dyn Device + Send>> = Vec::new();
     let mut restored_at_ns = 0;
+    let mut ssd_zone_scale = 1.0;
     for (i, (profile, cap, key)) in specs.into_iter().enumerate() {
         let mut src = find_profile(profile)?;
+        let zone_capacity =
+            |m: &dyn Device| m.info().zoned.as_ref().map(|z| z.zone_capacity_blocks);
+        let profile_capacity = match (i, cap) {
+            (0, Some(_)) => zone_capacity(open_send_source(&src)?.as_ref()),
+            _ => None,
+        };
         if let Some(c) = cap {
             src = with_zone_capacity(&src, key, c)?;
         }
         let model = open_send_source(&src)?;
+        if let (Some(full), Some(scaled)) = (profile_capacity, zone_capacity(model.as_ref())) {
+            ssd_zone_scale = scaled as f64 / full.max(1) as f64;
+        }
         if model.info().zoned.is_none() {
             return Err(FsError::new(
                 FsErrorKind::Config,
@@ -83,5 +96,6 @@ pub fn open_devices(cfg: &FsConfig) -> Result<OpenedDevices, FsError> {
     Ok(OpenedDevices {
         devices,
         restored_at_ns,
+        ssd_zone_scale,
     })
 }

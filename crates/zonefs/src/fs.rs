@@ -23,7 +23,10 @@ use zonelab_emulation::Pacer;
 use zonelab_engine::time::MIB;
 use zonelab_engine::Ns;
 use zonelab_systems::hhzs::recovery::RecoveryReport;
-use zonelab_systems::hhzs::{PlacementPolicy, StoreDeviceSpec, ZoneFileStore};
+use zonelab_systems::hhzs::{
+    PlacementPolicy, StoreDeviceSpec, ZoneFileStore, H2ZONE_CAPACITY_MIGRATION_DELAY_NS,
+    H2ZONE_PLANNING_WINDOW_NS,
+};
 use zonelab_systems::lsm::{FileKind, FileNo, LsmStorage};
 
 /// File kinds of the C API.
@@ -132,7 +135,19 @@ impl ZoneFs {
                 .map_err(|e| FsError::new(FsErrorKind::Config, e.0))?;
         }
         store.enable_payloads();
+        // H2Zone's migration daemon as in the experiments (`HybridSetup::paper`):
+        // one planning round per 16 s and no capacity migration in the first
+        // 32 s after a mount, both scaled by the zones' scale (SSTs, and so each
+        // move at the unscaled rate, are that much shorter).
+        let scale = opened.ssd_zone_scale;
+        store.set_migration_planning_window_ns(
+            (H2ZONE_PLANNING_WINDOW_NS as f64 * scale).round() as u64
+        );
+        store.set_capacity_migration_delay_ns(
+            (H2ZONE_CAPACITY_MIGRATION_DELAY_NS as f64 * scale).round() as u64,
+        );
         let base_ns = opened.restored_at_ns;
+        store.set_mounted_at_ns(base_ns);
         let mut recovery = None;
         let persistent = cfg.dir.is_some();
         if persistent {

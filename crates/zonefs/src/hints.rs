@@ -81,7 +81,7 @@ impl ZoneFs {
                     // RocksDB does not tell the file system how large an SST will be.
                     expected_bytes: 0,
                 },
-            );
+            )?;
             Ok(((), now))
         })
     }
@@ -111,7 +111,7 @@ impl ZoneFs {
                     sst: no,
                     expected_bytes: 0,
                 },
-            );
+            )?;
             Ok(((), now))
         })
     }
@@ -137,7 +137,7 @@ impl ZoneFs {
                 inputs: files,
                 output_level: level,
             };
-            g.store.0.hint(now, &hint);
+            g.store.0.hint(now, &hint)?;
             Ok(((), now))
         })
     }
@@ -162,7 +162,7 @@ impl ZoneFs {
                 outputs: files,
                 output_level: level,
             };
-            g.store.0.hint(now, &hint);
+            g.store.0.hint(now, &hint)?;
             Ok(((), now))
         })
     }
@@ -186,7 +186,7 @@ impl ZoneFs {
                     from_level,
                     to_level: to,
                 },
-            );
+            )?;
             if let Some(m) = g.files.get_mut(&no) {
                 m.level_known = true;
             }

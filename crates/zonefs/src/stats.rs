@@ -19,6 +19,9 @@ pub struct FileStats {
     pub size: u64,
     /// The device holding most of the file's bytes.
     pub device: String,
+    /// Moved to its level by a trivial move (ranks below unmoved SSTs of the
+    /// level for migration, as in H2Zone).
+    pub trivially_moved: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -33,6 +36,16 @@ pub struct DeviceStats {
     pub migrated_in_bytes: u64,
 }
 
+/// H2Zone's migration daemon timing in force (scaled by the SSD's zone scale)
+/// and its planning rounds so far.
+#[derive(Debug, Serialize)]
+pub struct MigrationDaemonStats {
+    pub planning_window_ns: u64,
+    pub capacity_delay_ns: u64,
+    pub planning_rounds_granted: u64,
+    pub planning_rounds_refused: u64,
+}
+
 #[derive(Debug, Serialize)]
 pub struct FsStats {
     pub policy: String,
@@ -40,6 +53,7 @@ pub struct FsStats {
     pub files: Vec<FileStats>,
     pub devices: Vec<DeviceStats>,
     pub migration: MigrationStats,
+    pub migration_daemon: MigrationDaemonStats,
     pub journal: Option<JournalStats>,
     pub recovery: Option<RecoveryReport>,
 }
@@ -67,6 +81,7 @@ impl ZoneFs {
                         level,
                         size: s.file_size(no).unwrap_or(0),
                         device: traffic[d].name.clone(),
+                        trivially_moved: s.trivially_moved(no),
                     }
                 })
                 .collect();
@@ -90,6 +105,16 @@ impl ZoneFs {
                 files,
                 devices,
                 migration: s.migration_stats(),
+                migration_daemon: {
+                    let (window, delay) = s.migration_gate_ns();
+                    let (granted, refused) = s.planning_rounds();
+                    MigrationDaemonStats {
+                        planning_window_ns: window,
+                        capacity_delay_ns: delay,
+                        planning_rounds_granted: granted,
+                        planning_rounds_refused: refused,
+                    }
+                },
                 journal: s.journal_stats(),
                 recovery: g.recovery.clone(),
             }

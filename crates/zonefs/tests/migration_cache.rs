@@ -98,3 +98,30 @@ fn a_migration_is_durable_and_survives_a_crash() {
         .unwrap();
     assert_eq!(f.level, Some(6));
 }
+
+#[test]
+fn h2zones_daemon_timing_is_scaled_by_the_zone_size() {
+    // The experiments scale H2Zone's 16-s planning window and 32-s capacity
+    // migration delay by their scale; the emulation's scale is its SSD zone
+    // capacity over the profile's (4 MiB zones here).
+    let fs = open(None, "hhzs");
+    let d = fs.stats().migration_daemon;
+    let full = zonelab_devices::open_device("zn540").unwrap();
+    let full_blocks = full.info().zoned.as_ref().unwrap().zone_capacity_blocks as f64;
+    let scale = (4 << 20) as f64 / (full_blocks * full.info().block_bytes as f64);
+    let expect = |s: u64| (s as f64 * 1e9 * scale).round() as u64;
+    assert_eq!(d.planning_window_ns, expect(16));
+    assert_eq!(d.capacity_delay_ns, expect(32));
+    // Unscaled zones: H2Zone's own 16 s and 32 s.
+    let mut cfg = small_config(None, "hhzs");
+    cfg.zone_capacity_mib_ssd = None;
+    cfg.zone_capacity_mib_hdd = None;
+    let d = zonelab_zonefs::ZoneFs::open_config(&cfg)
+        .unwrap()
+        .stats()
+        .migration_daemon;
+    assert_eq!(
+        (d.planning_window_ns, d.capacity_delay_ns),
+        (16_000_000_000, 32_000_000_000)
+    );
+}

@@ -59,6 +59,15 @@ fn deletes_and_renames_persist_and_the_log_rolls_over_many_commits() {
     };
     {
         let fs = ZoneFs::open_config(&cfg).unwrap();
+        // Two L1 SSTs, one trivially moved to L2: the mark (H2Zone's
+        // `is_trivial_moved`) must survive the log's snapshots and the crash.
+        for name in ["000050.sst", "000051.sst"] {
+            fs.create(name, KIND_SST, 1).unwrap();
+            fs.append(name, &pattern(50, 8192)).unwrap();
+            fs.close_file(name).unwrap();
+            fs.sync(name).unwrap();
+        }
+        fs.hint_trivial_move("000051.sst", 2).unwrap();
         // Enough commits to fill a log zone several times.
         for i in 0..700u64 {
             let name = format!("{:06}.log", i % 7);
@@ -84,6 +93,20 @@ fn deletes_and_renames_persist_and_the_log_rolls_over_many_commits() {
     fs.check().unwrap();
     assert_eq!(read_all(&fs, "CURRENT"), b"MANIFEST-000001\n".to_vec());
     assert!(!fs.list().contains(&"CURRENT.tmp".to_string()));
+    let marks: Vec<(String, Option<u32>, bool)> = fs
+        .stats()
+        .files
+        .into_iter()
+        .filter(|f| f.name.starts_with("00005"))
+        .map(|f| (f.name, f.level, f.trivially_moved))
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            ("000050.sst".to_string(), Some(1), false),
+            ("000051.sst".to_string(), Some(2), true)
+        ]
+    );
     for n in fs.list().iter().filter(|n| n.ends_with(".log")) {
         assert_eq!(fs.size(n).unwrap() % 100, 0);
     }

@@ -782,8 +782,8 @@ impl Target for HhzsTarget {
         let h = &r.get(hhzs, 20)[0];
         if let Some(w4) = h.workloads.get(&mix_id(1.0, 1.2, plan.n5)) {
             notes.push(format!(
-                "HHZS W4: {} SSD-cache hits, {} migrations.",
-                w4.cache_hits, w4.migrations
+                "HHZS W4: {} SSD-cache hits, {} evicted blocks not admitted (no cache zone free), {} migrations.",
+                w4.cache_hits, w4.cache_rejected_no_zone, w4.migrations
             ));
             notes.push(format!(
                 "HHZS metadata at the end of W4 (§3.6): {} SSTs x 32 B = {:.1} KiB of priority mappings; {} cached blocks x 48 B = {:.2} MiB (paper: 24 MiB for a 2 GiB cache of 4 KiB blocks; here the cache has at most the 2 WAL/cache zones, and blocks are packed at their real size, 4,157 B for 4 records).",

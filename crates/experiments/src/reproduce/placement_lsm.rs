@@ -307,7 +307,9 @@ impl LsmStorage for PlacedFiles {
         Ok(())
     }
 
-    fn hint(&mut self, _now: Ns, _hint: &Hint) {}
+    fn hint(&mut self, _now: Ns, _hint: &Hint) -> Result<(), StorageError> {
+        Ok(())
+    }
 }
 
 /// What one LSM run measured over its overwrite phase.

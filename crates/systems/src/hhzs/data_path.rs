@@ -80,6 +80,12 @@ impl ZoneFileStore {
         self.files.get(&file).map(|f| f.kind)
     }
 
+    /// Whether RocksDB moved SST `file` to its level without a rewrite (it then
+    /// ranks below unmoved SSTs of the level, [`super::PriorityOrder`]).
+    pub fn trivially_moved(&self, file: FileNo) -> bool {
+        self.files.get(&file).is_some_and(|f| f.trivially_moved)
+    }
+
     /// Appends `data` to `file`: whole blocks go to the zones, the rest waits in
     /// the tail. Returns the completion time.
     pub fn append_bytes(&mut self, now: Ns, file: FileNo, data: &[u8]) -> Result<Ns, StorageError> {

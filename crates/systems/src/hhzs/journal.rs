@@ -355,6 +355,16 @@ impl ZoneFileStore {
                 kind,
                 level,
             });
+            // A trivially moved SST keeps that mark across a crash (H2Zone
+            // replays `SetLevel`, whose `UpdateLevel` sets it).
+            if f.trivially_moved {
+                if let FileKind::Sst { level } = f.kind {
+                    out.push(Record::SetLevel {
+                        file,
+                        level: level as i32,
+                    });
+                }
+            }
             for e in &f.extents {
                 out.push(Record::Extent {
                     file,

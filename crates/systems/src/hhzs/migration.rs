@@ -26,6 +26,14 @@ pub const POLICY_TICK_NS: Ns = NS_PER_S;
 /// experiment at scale S sets S × this
 /// ([`ZoneFileStore::set_migration_planning_window_ns`]).
 pub const H2ZONE_PLANNING_WINDOW_NS: Ns = 16 * NS_PER_S;
+/// H2Zone's start delay of capacity migration: `ZenFS::MaybeCapacityCalibration`
+/// (`src/zenfs/fs/fs_mig_zenfs.cc`, line 137) returns at once while
+/// `hbd_->elapsed_time_double() < 32.0`, the seconds since `HybridBlockDevice::Open`
+/// set `start_time_double` (`src/zenfs/fs/fzbd_zenfs.cc`, line 246) — at every
+/// mount. Popularity migration has no such delay. Daemon wall-clock time like the
+/// planning window, so an experiment at scale S sets S × this
+/// ([`ZoneFileStore::set_capacity_migration_delay_ns`]).
+pub const H2ZONE_CAPACITY_MIGRATION_DELAY_NS: Ns = 32 * NS_PER_S;
 
 /// A copy in progress.
 #[derive(Debug, Clone, Copy)]
@@ -62,6 +70,12 @@ pub struct MigrationState {
     /// (`HybridSetup::paper`: [`H2ZONE_PLANNING_WINDOW_NS`] × scale); stores built
     /// directly (unit tests, the zonefs emulation) keep planning every tick.
     pub planning_window_ns: Ns,
+    /// No capacity migration until this long after the mount
+    /// ([`H2ZONE_CAPACITY_MIGRATION_DELAY_NS`] × scale in experiments; 0 in stores
+    /// built directly, as for the planning window).
+    pub capacity_delay_ns: Ns,
+    /// When the store was built or last mounted (H2Zone's device open).
+    pub mounted_at_ns: Ns,
 }
 
 /// When the store asks the policy for a migration.
@@ -166,6 +180,30 @@ impl ZoneFileStore {
         self.migration.planning_window_ns = window_ns;
     }
 
+    /// H2Zone's start delay of capacity migration after a mount (32 s at paper
+    /// scale; an experiment at scale S sets S × that, as for the planning window).
+    pub fn set_capacity_migration_delay_ns(&mut self, delay_ns: Ns) {
+        self.migration.capacity_delay_ns = delay_ns;
+    }
+
+    /// The planning window and capacity migration's start delay in force.
+    pub fn migration_gate_ns(&self) -> (Ns, Ns) {
+        (
+            self.migration.planning_window_ns,
+            self.migration.capacity_delay_ns,
+        )
+    }
+
+    /// The file system was mounted at `now` (a store opened over devices whose
+    /// clock does not start at 0, as the emulation's restored devices): a new
+    /// migration daemon, with its first planning token, and the start delay of
+    /// capacity migration counted from `now`.
+    pub fn set_mounted_at_ns(&mut self, now: Ns) {
+        self.migration.gate.window_start_ns = now;
+        self.migration.gate.spent_first = false;
+        self.migration.mounted_at_ns = now;
+    }
+
     /// Planning rounds granted and refused by H2Zone's 16-s gate.
     pub fn planning_rounds(&self) -> (u64, u64) {
         (self.migration.gate.granted, self.migration.gate.refused)
@@ -191,6 +229,8 @@ impl ZoneFileStore {
                 view.ssd_io_bytes_per_s = (ssd - ssd0) as f64 / secs;
             }
             self.tick_baseline = (now, hdd, ssd);
+            view.capacity_migration_held =
+                now.saturating_sub(self.migration.mounted_at_ns) < self.migration.capacity_delay_ns;
             self.policy.tick(&view);
             let may_plan = self.migration.task.is_none()
                 && self.migration.rate_bytes_per_s > 0

@@ -29,10 +29,13 @@ pub mod zone_store;
 
 pub use allocation::RelocationStats;
 pub use auto::AutoPlacement;
-pub use migration::{MigrationLimiter, MigrationPlanning, H2ZONE_PLANNING_WINDOW_NS};
+pub use migration::{
+    MigrationLimiter, MigrationPlanning, H2ZONE_CAPACITY_MIGRATION_DELAY_NS,
+    H2ZONE_PLANNING_WINDOW_NS,
+};
 pub use placement::{BasicPlacement, PlacementPolicy};
 pub use scheme::{Scheme, SchemeStore};
-pub use view::{DeviceView, MigrationPlan, SstView, StoreView};
+pub use view::{DeviceView, MigrationPlan, PriorityOrder, SstView, StoreView};
 pub use write_guided::WriteGuided;
 pub use zenfs_sharing::{ZenfsSharing, ZenfsSharingStats};
 pub use zone_store::{DeviceTraffic, FileClass, OccupancySamples, StoreDeviceSpec, ZoneFileStore};

@@ -48,6 +48,8 @@ struct MetaFile {
     kind: FileKind,
     extents: Vec<ExtentRecord>,
     writing: bool,
+    /// A `SetLevel` record names it: only trivial moves write one.
+    trivially_moved: bool,
 }
 
 fn apply(meta: &mut BTreeMap<FileNo, MetaFile>, r: Record) {
@@ -76,6 +78,7 @@ fn apply(meta: &mut BTreeMap<FileNo, MetaFile>, r: Record) {
                     kind,
                     extents: Vec::new(),
                     writing: true,
+                    trivially_moved: false,
                 },
             );
         }
@@ -86,6 +89,7 @@ fn apply(meta: &mut BTreeMap<FileNo, MetaFile>, r: Record) {
                         level: level as u32,
                     };
                     m.label.level_known = true;
+                    m.trivially_moved = true;
                 }
             }
         }
@@ -278,6 +282,7 @@ impl ZoneFileStore {
             let mut file = StoredFile::new(m.kind, self.devices.len(), now, None);
             file.size = size;
             file.writing = m.writing;
+            file.trivially_moved = m.trivially_moved;
             if m.kind == FileKind::Wal {
                 for e in &extents {
                     self.devices[e.device].wal_zones.insert(e.zone);

@@ -50,6 +50,13 @@ pub struct CacheStats {
     pub admitted: u64,
     pub rejected_on_ssd: u64,
     pub rejected_cached: u64,
+    /// Not admitted: no cache zone could be taken (the WAL/cache pool holds only
+    /// WAL zones, or the SSD is at its active-zone limit). H2Zone's
+    /// `CacheManager::Insert` returns `NoSpace("No cache space")` when
+    /// `AllocateCacheZone` gives none, and `CacheManager::Sync` drops the status
+    /// (`src/zenfs/fs/cache_manager.cc`, lines 43–55, 329–336); the block stays
+    /// on the HDD.
+    pub rejected_no_zone: u64,
     pub hits: u64,
     /// Hits served from the write buffer (no device read).
     pub buffer_hits: u64,
@@ -138,9 +145,16 @@ impl ZoneFileStore {
                     self.finish_cache_zone(now, z)?;
                 }
                 let Some(z) = self.take_reserve_zone(now)? else {
+                    if let Some(c) = self.cache.as_mut() {
+                        c.stats.rejected_no_zone += 1;
+                    }
                     return Ok(());
                 };
                 if self.devices[0].zones[z as usize].capacity_bytes < bytes {
+                    // A block larger than a zone: never cacheable.
+                    if let Some(c) = self.cache.as_mut() {
+                        c.stats.rejected_no_zone += 1;
+                    }
                     return Ok(());
                 }
                 self.devices[0].zones[z as usize].cache = true;

@@ -40,6 +40,8 @@ pub struct SstView {
     pub obsolete: bool,
     /// Still being written.
     pub open: bool,
+    /// Reached its level by a trivial move (H2Zone: `ZoneFile::trivial_moved`).
+    pub trivially_moved: bool,
 }
 
 impl SstView {
@@ -65,6 +67,9 @@ pub struct StoreView {
     /// `ZenStat::AddStatBytes` adds every read and write to `ssd_rwtotal`, which
     /// `ExtractThpt` turns into `ssd_thpt` for `CheckSpanDBMaxLevel`).
     pub ssd_io_bytes_per_s: f64,
+    /// Capacity migration may not start yet: H2Zone's daemon starts it only 32 s
+    /// (× scale) after the mount ([`super::H2ZONE_CAPACITY_MIGRATION_DELAY_NS`]).
+    pub capacity_migration_held: bool,
 }
 
 /// A migration a policy asks for.
@@ -81,9 +86,39 @@ pub enum MigrationPlan {
 /// so two SSTs of one level read about equally often are not swapped back and forth.
 pub const READ_RATE_TIE_FACTOR: f64 = 1.01;
 
-/// Priority order of §3.4: lower level first, then a higher read rate (by more
-/// than [`READ_RATE_TIE_FACTOR`]). `true` when `a` has a higher priority than `b`.
-pub fn higher_priority(a: &SstView, b: &SstView) -> bool {
-    a.level < b.level
-        || (a.level == b.level && a.read_rate() > b.read_rate() * READ_RATE_TIE_FACTOR)
+/// How SSTs of one level are ranked for migration (§3.4; lower level first
+/// under every order).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PriorityOrder {
+    /// §3.4's order, then H2Zone's rule where §3.4 leaves two SSTs equal: a higher
+    /// read rate (by more than [`READ_RATE_TIE_FACTOR`]) first; between SSTs read
+    /// about equally often (all of them during a load) one not trivially moved
+    /// before one that was (H2Zone's "not moved is better").
+    #[default]
+    PaperThenTrivialMove,
+    /// H2Zone's `ZenFS::ComparePriority` (`src/zenfs/fs/fs_mig_zenfs.cc`, lines
+    /// 43–81): "not moved is better" (lines 61–64) before the read counts, so an
+    /// unmoved SST outranks a trivially moved one read far more often — against
+    /// §3.4's "(ii) X and Y are at the same level while X has a higher read rate".
+    H2Zone,
+    /// §3.4's order alone: trivial moves ignored.
+    Paper,
+}
+
+/// `true` when `a` has a higher priority than `b` under `order`.
+pub fn higher_priority(a: &SstView, b: &SstView, order: PriorityOrder) -> bool {
+    if a.level != b.level {
+        return a.level < b.level;
+    }
+    let unmoved_first = a.trivially_moved != b.trivially_moved && b.trivially_moved;
+    let hotter = a.read_rate() > b.read_rate() * READ_RATE_TIE_FACTOR;
+    let colder = b.read_rate() > a.read_rate() * READ_RATE_TIE_FACTOR;
+    match order {
+        PriorityOrder::Paper => hotter,
+        PriorityOrder::H2Zone => match a.trivially_moved == b.trivially_moved {
+            true => hotter,
+            false => unmoved_first,
+        },
+        PriorityOrder::PaperThenTrivialMove => hotter || (!colder && unmoved_first),
+    }
 }

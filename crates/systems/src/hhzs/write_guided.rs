@@ -23,7 +23,7 @@
 //! migration only when it has nothing to move (H2Zone `MigrationDaemonRun`).
 
 use super::placement::PlacementPolicy;
-use super::view::{higher_priority, MigrationPlan, SstView, StoreView};
+use super::view::{higher_priority, MigrationPlan, PriorityOrder, SstView, StoreView};
 use crate::lsm::{FileKind, Hint};
 use std::collections::BTreeMap;
 use zonelab_engine::Ns;
@@ -77,6 +77,8 @@ pub struct WriteGuided {
     /// tiering level at the time: [below t, at t, above t] (docs/hhzs.md, "The
     /// load at larger SSDs").
     pub capacity_moves_by_rank: [u64; 3],
+    /// Of those, moves of an SST RocksDB had trivially moved.
+    pub capacity_moves_trivially_moved: u64,
     /// Ablation (docs/hhzs.md, "The load at larger SSDs"): capacity migration
     /// moves the lowest-priority movable SSD SST only when it is itself misplaced
     /// — above L_t, or at L_t while L_t and above hold more SSD zones than
@@ -94,6 +96,11 @@ pub struct WriteGuided {
     /// be any level, so L3 SSTs take SSD zones whenever L0–L2 and their demands
     /// fit. Used only to measure what those L3 SSTs cost L2 on write-heavy runs.
     pub hdd_from_level: Option<u32>,
+    /// How SSTs of one level rank ([`PriorityOrder`]; docs/hhzs.md, "H2Zone's
+    /// migration details"): by default §3.4's read rate, then H2Zone's "not
+    /// trivially moved is better" where the rates tie; the ablations H2Zone's own
+    /// order and §3.4's alone.
+    pub priority_order: PriorityOrder,
 }
 
 /// The tiering level and the SSD zones L_t may use.
@@ -229,10 +236,14 @@ impl WriteGuided {
             });
         }
         let down = lowest_on_ssd?;
-        higher_priority(up, down).then_some(MigrationPlan::Swap {
+        self.ranks_higher(up, down).then_some(MigrationPlan::Swap {
             up: up.file,
             down: down.file,
         })
+    }
+
+    fn ranks_higher(&self, a: &SstView, b: &SstView) -> bool {
+        higher_priority(a, b, self.priority_order)
     }
 
     fn movable(s: &SstView) -> bool {
@@ -282,13 +293,14 @@ impl PlacementPolicy for WriteGuided {
         let t = self.tiering(view);
         let demands: Vec<i64> = (1..=4).map(|l| self.demand(l)).collect();
         format!(
-            "t={} R={} ssd@t={} ssd>t={} D0={} D1-4={demands:?} capacity moves <t/=t/>t {:?}",
+            "t={} R={} ssd@t={} ssd>t={} D0={} D1-4={demands:?} capacity moves <t/=t/>t {:?} (trivially moved {})",
             t.level,
             t.reserved_zones,
             t.ssd_zones_at_t,
             t.ssd_zones_above_t,
             view.wal_zones,
-            self.capacity_moves_by_rank
+            self.capacity_moves_by_rank,
+            self.capacity_moves_trivially_moved
         )
     }
 
@@ -340,7 +352,7 @@ impl PlacementPolicy for WriteGuided {
             .iter()
             .filter(|s| s.device == 0 && Self::movable(s))
             .fold(None::<&SstView>, |lo, s| match lo {
-                Some(l) if !higher_priority(l, s) => Some(l),
+                Some(l) if !self.ranks_higher(l, s) => Some(l),
                 _ => Some(s),
             });
         let eligible_up = |s: &&SstView| match self.basic_h {
@@ -353,7 +365,7 @@ impl PlacementPolicy for WriteGuided {
             .filter(|s| s.device != 0 && Self::movable(s))
             .filter(eligible_up)
             .fold(None::<&SstView>, |hi, s| match hi {
-                Some(h) if !higher_priority(s, h) => Some(h),
+                Some(h) if !self.ranks_higher(s, h) => Some(h),
                 _ => Some(s),
             });
         // Popularity migration first while the HDD is read-bound; capacity
@@ -369,7 +381,7 @@ impl PlacementPolicy for WriteGuided {
             }
         }
         // Capacity migration.
-        if self.basic_h.is_none() && !self.no_capacity_migration {
+        if self.basic_h.is_none() && !self.no_capacity_migration && !view.capacity_migration_held {
             let t = self.tiering(view);
             let above_t = view
                 .ssts
@@ -388,6 +400,7 @@ impl PlacementPolicy for WriteGuided {
                 if let Some(lo) = lowest_on_ssd.filter(misplaced) {
                     let rank = (lo.level.cmp(&t.level) as i8 + 1) as usize;
                     self.capacity_moves_by_rank[rank] += 1;
+                    self.capacity_moves_trivially_moved += lo.trivially_moved as u64;
                     return Some(MigrationPlan::Move {
                         file: lo.file,
                         to: 1,
@@ -421,6 +434,7 @@ mod tests {
             compacting: false,
             obsolete: false,
             open: false,
+            trivially_moved: false,
         }
     }
 
@@ -807,6 +821,96 @@ mod tests {
         assert_eq!(
             p.plan_migration(&v),
             Some(MigrationPlan::Move { file: 50, to: 1 })
+        );
+    }
+
+    /// H2Zone's `MaybeCapacityCalibration` does nothing in the first 32 s after a
+    /// mount (the store sets `capacity_migration_held`); popularity migration has
+    /// no such delay.
+    #[test]
+    fn capacity_migration_waits_while_held_and_popularity_migration_does_not() {
+        let mut p = WriteGuided::hhzs(true, false);
+        let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
+        ssts.extend((10..16).map(|i| sst(i, 1, 0, 5)));
+        ssts.push(sst(50, 2, 0, 1));
+        ssts.push(sst(60, 2, 1, 900));
+        let mut v = view(ssts, 2, 3);
+        v.capacity_migration_held = true;
+        assert_eq!(p.plan_migration(&v), None);
+        v.hdd_point_reads_per_s = 80.0;
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 60, to: 0 })
+        );
+        v.hdd_point_reads_per_s = 0.0;
+        v.capacity_migration_held = false;
+        assert_eq!(
+            p.plan_migration(&v),
+            Some(MigrationPlan::Move { file: 50, to: 1 })
+        );
+    }
+
+    /// H2Zone's `ComparePriority` ranks an SST RocksDB trivially moved below an
+    /// unmoved one of its level before it compares read counts ("not moved is
+    /// better"). By default that rule decides only where §3.4's read rates tie
+    /// (a load: no reads); `PriorityOrder::H2Zone` puts it before the rates.
+    #[test]
+    fn trivially_moved_ssts_rank_below_unmoved_ones_where_read_rates_tie() {
+        let with = |order| {
+            let mut p = WriteGuided::hhzs(true, false);
+            p.priority_order = order;
+            p
+        };
+        // t = 1; two unread L2 SSTs on the SSD sit above it. Unmarked, the first
+        // (file 50) moves down; with file 51 trivially moved, file 51 — except
+        // under §3.4's order alone.
+        let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
+        ssts.extend((10..16).map(|i| sst(i, 1, 0, 5)));
+        ssts.push(sst(50, 2, 0, 0));
+        ssts.push(sst(51, 2, 0, 0));
+        let mut v = view(ssts, 2, 0);
+        let down = |file| Some(MigrationPlan::Move { file, to: 1 });
+        assert_eq!(
+            with(PriorityOrder::PaperThenTrivialMove).plan_migration(&v),
+            down(50)
+        );
+        v.ssts.last_mut().unwrap().trivially_moved = true;
+        assert_eq!(
+            with(PriorityOrder::PaperThenTrivialMove).plan_migration(&v),
+            down(51)
+        );
+        assert_eq!(with(PriorityOrder::H2Zone).plan_migration(&v), down(51));
+        assert_eq!(with(PriorityOrder::Paper).plan_migration(&v), down(50));
+        // The moved SST read far more often: §3.4 keeps it (the colder 50 goes);
+        // H2Zone's order still takes the moved one.
+        v.ssts.last_mut().unwrap().reads = 500;
+        assert_eq!(
+            with(PriorityOrder::PaperThenTrivialMove).plan_migration(&v),
+            down(50)
+        );
+        assert_eq!(with(PriorityOrder::H2Zone).plan_migration(&v), down(51));
+        assert_eq!(with(PriorityOrder::Paper).plan_migration(&v), down(50));
+        // The level comes first under every order.
+        let (mut moved_l1, unmoved_l2) = (sst(1, 1, 0, 0), sst(2, 2, 0, 900));
+        moved_l1.trivially_moved = true;
+        for order in [
+            PriorityOrder::PaperThenTrivialMove,
+            PriorityOrder::H2Zone,
+            PriorityOrder::Paper,
+        ] {
+            assert!(higher_priority(&moved_l1, &unmoved_l2, order));
+        }
+        // Popularity migration: of two L3 HDD SSTs, H2Zone's order lifts the
+        // unmoved one though the moved one is read more; the default the hotter.
+        let (mut hot_moved, cool) = (sst(70, 3, 1, 900), sst(71, 3, 1, 300));
+        hot_moved.trivially_moved = true;
+        let mut u = view(vec![sst(1, 1, 0, 10), hot_moved, cool], 0, 5);
+        u.hdd_point_reads_per_s = 80.0;
+        let up = |file| Some(MigrationPlan::Move { file, to: 0 });
+        assert_eq!(with(PriorityOrder::H2Zone).plan_migration(&u), up(71));
+        assert_eq!(
+            with(PriorityOrder::PaperThenTrivialMove).plan_migration(&u),
+            up(70)
         );
     }
 

@@ -97,6 +97,11 @@ pub(super) struct StoredFile {
     /// Distinct zones its extents occupy (an exclusive file's extents are
     /// contiguous per zone, so counting changes of zone is exact for SSTs).
     pub(super) zone_count: u32,
+    /// Moved to another level by RocksDB without a rewrite (a trivial move):
+    /// H2Zone's `ZoneFile::UpdateLevel` sets `fh_.is_trivial_moved`
+    /// (`src/zenfs/fs/io_compaction_hint.cc`, line 58), and `ZenFS::ComparePriority`
+    /// ranks such an SST below an unmoved one of its level.
+    pub(super) trivially_moved: bool,
 }
 
 impl StoredFile {
@@ -132,6 +137,7 @@ impl StoredFile {
             reserved: VecDeque::new(),
             expected_bytes: 0,
             zone_count: 0,
+            trivially_moved: false,
         }
     }
 
@@ -458,6 +464,9 @@ impl ZoneFileStore {
         // A new migration daemon: H2Zone builds its planning bucket at mount.
         self.migration.gate.window_start_ns = now;
         self.migration.gate.spent_first = false;
+        // ... and `HybridBlockDevice::Open` restarts the clock capacity
+        // migration's start delay counts from.
+        self.migration.mounted_at_ns = now;
         Ok(())
     }
 
@@ -549,6 +558,7 @@ impl ZoneFileStore {
                     compacting: f.compacting,
                     obsolete: f.obsolete,
                     open: f.writing,
+                    trivially_moved: f.trivially_moved,
                 }),
                 _ => None,
             })
@@ -561,6 +571,7 @@ impl ZoneFileStore {
             wal_zones,
             hdd_point_reads_per_s: 0.0,
             ssd_io_bytes_per_s: 0.0,
+            capacity_migration_held: false,
         }
     }
 
@@ -1022,11 +1033,12 @@ impl LsmStorage for ZoneFileStore {
         let _ = self.remount(now);
     }
 
-    fn hint(&mut self, now: Ns, hint: &Hint) {
+    fn hint(&mut self, now: Ns, hint: &Hint) -> Result<(), StorageError> {
         match hint {
             Hint::TrivialMove { sst, to_level, .. } => {
                 if let Some(f) = self.files.get_mut(sst) {
                     f.kind = FileKind::Sst { level: *to_level };
+                    f.trivially_moved = true;
                     self.journal_level(*sst);
                 }
             }
@@ -1067,12 +1079,13 @@ impl LsmStorage for ZoneFileStore {
                 }
             }
             Hint::BlockEvicted { sst, offset, bytes } => {
-                // A cache admission failing (e.g. a device error) only loses the
-                // cached copy; the block is still on the HDD.
-                let _ = self.cache_admit(now, *sst, *offset, *bytes);
+                // No cache zone to take is a normal "not admitted"
+                // (`CacheStats::rejected_no_zone`); a device error is an error.
+                self.cache_admit(now, *sst, *offset, *bytes)?;
             }
         }
         self.policy.on_hint(now, hint);
+        Ok(())
     }
 }
 

@@ -653,7 +653,7 @@ impl<S: LsmStorage> LsmDb<S> {
                         offset: off,
                         bytes: b,
                     },
-                );
+                )?;
             }
             t = done;
         }
@@ -811,7 +811,7 @@ impl<S: LsmStorage> LsmDb<S> {
                             from_level,
                             to_level: from_level + 1,
                         },
-                    );
+                    )?;
                 }
                 Some(Pick::Compact {
                     start_level,
@@ -824,7 +824,7 @@ impl<S: LsmStorage> LsmDb<S> {
                     output_level,
                     start_inputs,
                     output_inputs,
-                ),
+                )?,
             }
         }
         Ok(())
@@ -850,7 +850,7 @@ impl<S: LsmStorage> LsmDb<S> {
                 sst,
                 expected_bytes: file_bytes,
             },
-        );
+        )?;
         let slot = Self::free_slot(&mut self.flushes);
         let start_seq = self.next_version_seq();
         self.flushes[slot] = Some(FlushJob {
@@ -926,7 +926,7 @@ impl<S: LsmStorage> LsmDb<S> {
         output_level: u32,
         start_inputs: Vec<FileNo>,
         output_inputs: Vec<FileNo>,
-    ) {
+    ) -> Result<(), LsmError> {
         // Each start-level file is a run of its own (L0 files overlap); the
         // output level's files are one sorted run, concatenated in key order. Key
         // arrays are shared (an `Arc` clone, not a copy).
@@ -993,7 +993,7 @@ impl<S: LsmStorage> LsmDb<S> {
                 output_level,
                 planned_outputs: outputs.len() as u32,
             },
-        );
+        )?;
         if start_level == 0 && output_level == 0 {
             self.counters.intra_l0_compactions += 1;
         }
@@ -1023,6 +1023,7 @@ impl<S: LsmStorage> LsmDb<S> {
             phase: JobPhase::Step,
         });
         self.queue.schedule(now, Ev::Compaction(slot));
+        Ok(())
     }
 
     fn compaction_step(&mut self, slot: usize, now: Ns) -> Result<(), LsmError> {
@@ -1092,7 +1093,7 @@ impl<S: LsmStorage> LsmDb<S> {
                             level,
                             expected_bytes: j.outputs[j.current_output].1,
                         },
-                    );
+                    )?;
                     j.output_nos.push(no);
                 }
                 let no = *j.output_nos.last().expect("output file");
@@ -1170,7 +1171,7 @@ impl<S: LsmStorage> LsmDb<S> {
                 outputs,
                 output_level: j.output_level,
             },
-        );
+        )?;
         self.purge_obsolete(now)?;
         self.after_change(now)
     }

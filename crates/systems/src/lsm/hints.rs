@@ -84,8 +84,9 @@ pub trait LsmStorage {
     fn read(&mut self, now: Ns, file: FileNo, offset: u64, bytes: u64) -> Result<Ns, StorageError>;
     /// Deletes `file`; its space becomes reclaimable.
     fn delete(&mut self, now: Ns, file: FileNo) -> Result<(), StorageError>;
-    /// A hint from the LSM-tree.
-    fn hint(&mut self, now: Ns, hint: &Hint);
+    /// A hint from the LSM-tree. An error is a device error while acting on it
+    /// (HHZS: writing an evicted block to the SSD cache).
+    fn hint(&mut self, now: Ns, hint: &Hint) -> Result<(), StorageError>;
     /// Whether `file`'s block at `offset` is served from a secondary cache (HHZS's
     /// SSD cache); the default has none.
     fn cached_read(&mut self, _now: Ns, _file: FileNo, _offset: u64, _bytes: u64) -> Option<Ns> {

@@ -95,9 +95,10 @@ impl LsmStorage for IdealStorage {
         Ok(())
     }
 
-    fn hint(&mut self, _now: Ns, hint: &Hint) {
+    fn hint(&mut self, _now: Ns, hint: &Hint) -> Result<(), StorageError> {
         if self.record_hints {
             self.hints.push(hint.clone());
         }
+        Ok(())
     }
 }

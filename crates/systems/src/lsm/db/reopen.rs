@@ -45,7 +45,7 @@ impl<S: LsmStorage> LsmDb<S> {
                     outputs: Vec::new(),
                     output_level: j.output_level,
                 },
-            );
+            )?;
         }
         // A flush in progress is abandoned: its MemTables are in the WAL.
         for slot in 0..self.flushes.len() {
@@ -108,7 +108,7 @@ impl<S: LsmStorage> LsmDb<S> {
                 sst,
                 expected_bytes: bytes,
             },
-        );
+        )?;
         let mut t = now;
         let mut written = 0;
         while written < bytes {
