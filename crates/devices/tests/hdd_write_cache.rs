@@ -803,6 +803,14 @@ fn cache_values_are_validated_by_name() {
             "{bad}: {err}"
         );
     }
+    let err = dev_over("wd100efax", &[("cache.room_jitter_at", "later")])
+        .err()
+        .unwrap();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("later") && msg.contains("both") && !msg.contains('\n'),
+        "{msg}"
+    );
     let err = dev_with("wd100efax", "enabled", "true\nwrite_back = true")
         .err()
         .unwrap();
