@@ -12,8 +12,11 @@
 //! k times the rate, as `reproduce mios`'s load sweep; default 1).
 //! `ZONELAB_MIOS_LOOP_MAX` (ablation): mid/slow pairs per BCW sequence before its
 //! sync (default the paper's 10, §5.1).
+//! `ZONELAB_MIOS_HDD_SET` (sensitivity): comma-separated `FIELD=VALUE` overrides of
+//! the HDD profile, as the CLI's `--set` (e.g. `cache.flush_batch_mib=2`), applied to
+//! the profiling and to the node run alike (docs/mios.md, "4 TB drives' buffers").
 
-use zonelab_devices::open_device;
+use zonelab_devices::{open_device_with, ProfileOverride};
 use zonelab_engine::KIB;
 use zonelab_experiments::reproduce::{mios_aged_ssd, mios_pangu_requests, MIOS_LOG_BYTES};
 use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserRequest};
@@ -46,13 +49,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .get(5)
         .map_or(Ok(1), |s| s.parse())
         .map_err(|_| "bad seed")?;
+    let hdd_set: Vec<ProfileOverride> = match std::env::var("ZONELAB_MIOS_HDD_SET") {
+        Ok(v) => v
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(ProfileOverride::parse)
+            .collect::<Result<_, _>>()?,
+        Err(_) => Vec::new(),
+    };
     let params = {
-        let mut h = open_device(hdd)?;
+        let mut h = open_device_with(hdd, &hdd_set)?;
         profile(h.as_mut(), &ProfileConfig::new(64 * KIB))?.params
     };
     let run = |cfg: &NodeConfig| -> Result<NodeResult, Box<dyn std::error::Error>> {
         let (mut s, start) = mios_aged_ssd("ssd-960evo")?;
-        let mut h = open_device(hdd)?;
+        let mut h = open_device_with(hdd, &hdd_set)?;
         let mut reqs: Vec<UserRequest> =
             mios_pangu_requests(node, scale, seed, s.info().capacity_bytes(), start);
         if k > 1 {
@@ -70,10 +82,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         MIOS_LOG_BYTES,
     ))?;
     println!(
-        "# {} scale {scale} load x{k} seed {seed} {hdd} (W_f {:.1} MiB, W_m {:.1} MiB): Baseline {} writes, {:.2} GB, avg {:.1} us",
+        "# {} scale {scale} load x{k} seed {seed} {hdd}{} (64 KiB profile: W_f {:.1} MiB, W_m {:.1} MiB, L_m {:.0} us, L_s {:.2} ms, T_m {:.2} ms): Baseline {} writes, {:.2} GB, avg {:.1} us",
         node.name,
+        if hdd_set.is_empty() {
+            String::new()
+        } else {
+            let set: Vec<String> = hdd_set.iter().map(|o| o.to_string()).collect();
+            format!(" with {}", set.join(", "))
+        },
         params.w_f_bytes as f64 / (1 << 20) as f64,
         params.w_m_bytes as f64 / (1 << 20) as f64,
+        params.l_m_ns as f64 / 1e3,
+        params.l_s_ns as f64 / 1e6,
+        params.t_m_ns as f64 / 1e6,
         base.writes,
         base.ssd_write_bytes as f64 / 1e9,
         base.write_latency.mean_ns / 1e3
