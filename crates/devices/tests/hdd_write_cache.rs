@@ -9,7 +9,10 @@
 
 use zonelab_devices::models::build;
 use zonelab_devices::profile::{find_profile, ProfileSource};
-use zonelab_devices::{open_device, Command, Device, DeviceStats, Payload, ProfileError};
+use zonelab_devices::{
+    open_device, open_device_with, Command, Device, DeviceStats, Payload, ProfileError,
+    ProfileOverride,
+};
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * KIB;
@@ -37,6 +40,16 @@ fn dev_with(name: &str, key: &str, value: &str) -> Result<Box<dyn Device>, Profi
         source_name: "test.toml".into(),
         text,
     })
+}
+
+/// Built-in profile `name` with `key=value` overrides (keys dotted, e.g.
+/// `cache.room_jitter_kib`).
+fn dev_over(name: &str, set: &[(&str, &str)]) -> Result<Box<dyn Device>, ProfileError> {
+    let set: Vec<ProfileOverride> = set
+        .iter()
+        .map(|(k, v)| ProfileOverride::parse(&format!("{k}={v}")).unwrap())
+        .collect();
+    open_device_with(name, &set)
 }
 
 /// One write: submitted at `submit_ns`, took `latency_ns`.
@@ -780,6 +793,24 @@ fn cache_values_are_validated_by_name() {
             "{bad}: {err}"
         );
     }
+    // The room's spread must leave at least one segment of room.
+    for bad in ["-1", "16384", "nan"] {
+        let err = dev_over("wd100efax", &[("cache.room_jitter_kib", bad)])
+            .err()
+            .unwrap();
+        assert!(
+            err.to_string().contains("cache.room_jitter_kib"),
+            "{bad}: {err}"
+        );
+    }
+    let err = dev_over("wd100efax", &[("cache.room_jitter_at", "later")])
+        .err()
+        .unwrap();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("later") && msg.contains("both") && !msg.contains('\n'),
+        "{msg}"
+    );
     let err = dev_with("wd100efax", "enabled", "true\nwrite_back = true")
         .err()
         .unwrap();
@@ -812,4 +843,61 @@ fn write_through_streams_at_the_datasheet_rates() {
         eprintln!("{name}: write-through {rate:.1} MB/s (datasheet {mb_s})");
         assert!(within(rate, mb_s, 0.05), "{name}: {rate}");
     }
+}
+
+/// Fast-stage and Mid-stage write counts of `syncs` buffered-write sequences of
+/// 64 KiB QD1 writes on a drive built with `set`, each started by a sync, the
+/// log continuing from one sequence to the next.
+fn stage_counts(set: &[(&str, &str)], syncs: usize) -> (Vec<usize>, Vec<usize>) {
+    let mut d = dev_over("wd100efax", set).unwrap();
+    let blocks = 64 * KIB / d.info().block_bytes as u64;
+    let (mut now, mut lba) = (0, 0);
+    let (mut fast, mut mid) = (Vec::new(), Vec::new());
+    for _ in 0..syncs {
+        now = sync(d.as_mut(), now);
+        // A Fast stage and three Mid stages.
+        let ws = seq_writes(d.as_mut(), now, lba, 64 * KIB, 256 + 3 * 128 + 16, 0);
+        now = ws.last().unwrap().done_ns();
+        lba += ws.len() as u64 * blocks;
+        let s = staircase(&ws);
+        fast.push(s.fast);
+        mid.extend(s.m_counts);
+    }
+    (fast, mid)
+}
+
+/// The spread of the buffer's usable room (`cache.room_jitter_kib`, module docs
+/// "Usable room varies"): with 1 MiB, the Fast stage after each sync holds
+/// between 15 and 16 MiB (240–256 writes of 64 KiB), varies from sync to sync,
+/// and a Mid stage holds W_m ± 1 MiB (111–143 mid writes between two slow ones);
+/// the same seed gives the same stages, another seed others; without the spread
+/// every Fast stage is the whole buffer and every Mid stage 127 writes.
+#[test]
+fn the_fast_stage_length_varies_from_sync_to_sync_with_the_room_spread() {
+    let jitter = [
+        ("cache.room_jitter_kib", "1024"),
+        ("cache.jitter_seed", "7"),
+    ];
+    let (fast, mid) = stage_counts(&jitter, 12);
+    eprintln!("fast writes per sequence {fast:?}, mid writes per stage {mid:?}");
+    assert!(fast.iter().all(|&n| (240..=256).contains(&n)), "{fast:?}");
+    let distinct = |v: &[usize]| v.iter().collect::<std::collections::BTreeSet<_>>().len();
+    assert!(distinct(&fast) >= 4, "the Fast stage varies: {fast:?}");
+    assert!(mid.iter().all(|&n| (111..=143).contains(&n)), "{mid:?}");
+    assert!(
+        mid.iter().any(|&n| n < 127) && mid.iter().any(|&n| n > 127),
+        "Mid stages end earlier and later than W_m: {mid:?}"
+    );
+    assert_eq!((fast.clone(), mid.clone()), stage_counts(&jitter, 12));
+    let other = stage_counts(
+        &[
+            ("cache.room_jitter_kib", "1024"),
+            ("cache.jitter_seed", "8"),
+        ],
+        12,
+    );
+    assert_ne!(other.0, fast, "another seed, other draws");
+    let (fixed_fast, fixed_mid) = stage_counts(&[("cache.room_jitter_kib", "0")], 4);
+    assert!(fixed_fast.iter().all(|&n| n == 256), "{fixed_fast:?}");
+    assert!(fixed_mid.iter().all(|&n| n == 127), "{fixed_mid:?}");
 }

@@ -216,10 +216,6 @@ fn main() -> Result<(), String> {
         }
         m => return Err(format!("mode `{m}`: node or fio")),
     };
-    let mut hdd = open_device("wd100efax").map_err(|e| e.to_string())?;
-    let params = profile(hdd.as_mut(), &ProfileConfig::new(64 * KIB))
-        .map_err(|e| e.to_string())?
-        .params;
     // Ablation: HDD profile overrides, e.g. `cache.idle_flush_ms=1000000` (the
     // buffer never drains in idle time, so every sync writes what BCW wrote).
     let hdd_set: Vec<ProfileOverride> = match std::env::var("ZONELAB_MIOS_HDD_SET") {
@@ -230,6 +226,12 @@ fn main() -> Result<(), String> {
             .map_err(|e| e.to_string())?,
         Err(_) => Vec::new(),
     };
+    // The profile runs on a drive with the same overrides (its own instance), as
+    // `reproduce mios` profiles the node's drive model.
+    let mut probe_hdd = open_device_with("wd100efax", &hdd_set).map_err(|e| e.to_string())?;
+    let params = profile(probe_hdd.as_mut(), &ProfileConfig::new(64 * KIB))
+        .map_err(|e| e.to_string())?
+        .params;
     let mut hdd = open_device_with("wd100efax", &hdd_set).map_err(|e| e.to_string())?;
     // L: 1 for fio (§5.4); for a node, `ZONELAB_MIOS_L` (e.g. the run's measured
     // L, so MIOS_D redirects as in `reproduce mios`), else never (MIOS_D = Baseline).

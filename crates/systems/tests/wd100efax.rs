@@ -2,7 +2,7 @@
 //! against the paper's WD 10 TB numbers for 64 KB writes (§3.2, Fig. 1), and
 //! determinism on a real model.
 
-use zonelab_devices::open_device;
+use zonelab_devices::{open_device, open_device_with, ProfileOverride};
 use zonelab_engine::{KIB, MIB};
 use zonelab_systems::mios::{
     accuracy_experiment, paper, profile, record_trace, AccuracyConfig, AccuracyReport,
@@ -155,4 +155,54 @@ fn wd100efax_predictor_tracks_fast_and_mid_writes() {
 #[ignore = "paper scale (100 GiB of writes); run by hand"]
 fn wd100efax_predictor_accuracy_paper_scale() {
     accuracy(1.0);
+}
+
+/// §4.1's test at 1/50 of the paper's 100 GB (two sync periods) on a drive
+/// whose usable write room is drawn with spread `jitter_kib` (seed `seed`).
+fn accuracy_with_room_spread(jitter_kib: u32, seed: u64) -> AccuracyReport {
+    let set: Vec<ProfileOverride> = [
+        format!("cache.room_jitter_kib={jitter_kib}"),
+        format!("cache.jitter_seed={seed}"),
+    ]
+    .iter()
+    .map(|s| ProfileOverride::parse(s).unwrap())
+    .collect();
+    let mut d = open_device_with("wd100efax", &set).unwrap();
+    let cfg = AccuracyConfig::scaled(0.02).unwrap();
+    let r = accuracy_experiment(d.as_mut(), &cfg, &mut |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!(
+        "room spread {jitter_kib} KiB, seed {seed}: W_f {} W_m {}, confusion[predicted][actual] {:?}",
+        r.params.w_f_bytes, r.params.w_m_bytes, r.confusion
+    );
+    r
+}
+
+/// The drive's usable room varies (`cache.room_jitter_kib`, the module docs of
+/// `hdd_write_cache.rs`): §4.1's test then finds Slow writes where the predictor
+/// said M — the errors a drive whose stages are fixed in bytes never gives (with
+/// no spread every F and M prediction is right) — and the run is the same twice.
+#[test]
+fn a_varying_room_makes_the_predictor_meet_slow_writes_it_predicted_mid() {
+    let fixed = accuracy_with_room_spread(0, 1);
+    assert_eq!(
+        fixed.confusion[0][1] + fixed.confusion[0][2],
+        0,
+        "F never wrong"
+    );
+    assert_eq!(
+        fixed.confusion[1][0] + fixed.confusion[1][2],
+        0,
+        "M never wrong"
+    );
+    let varied = accuracy_with_room_spread(1024, 2);
+    let m_met_s = varied.confusion[1][2];
+    assert!(m_met_s > 0, "{:?}", varied.confusion);
+    // Each such error is a Mid stage whose S came early: at most a few per stage.
+    let mid_stages = varied.s.actual;
+    assert!(
+        m_met_s <= 4 * mid_stages,
+        "{m_met_s} in {mid_stages} stages"
+    );
+    assert!(varied.m.precision.unwrap() < 1.0);
+    assert_eq!(varied, accuracy_with_room_spread(1024, 2));
 }

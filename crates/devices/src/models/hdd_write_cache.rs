@@ -59,6 +59,27 @@
 //!   platter (64 KiB at QD1) is throttled by the room the batch frees, as
 //!   described above, and the slowed host side does not show.
 //!   `1.0` (the default) turns the slow-down off.
+//! - **Usable room varies** (`room_jitter_kib`, 0 = off). The room the drive
+//!   gives to host writes is not always the same: each time a batch is started
+//!   for room, and after each sync, it is drawn afresh, uniform in
+//!   `[buffer − jitter, buffer]` (a seeded stream, `jitter_seed`: runs stay
+//!   byte-identical). A write that finds the drawn room used up starts a batch
+//!   (or waits for one under way) as it does at a full buffer. So a Fast stage
+//!   holds between `buffer − jitter` and `buffer` bytes and a Mid stage
+//!   `batch ± jitter`, and a host that counts bytes (BCW's ADW against a
+//!   profiled W_f, W_m) sometimes meets the S one or more writes before it
+//!   expects it. The paper says its drive does this — "slow writes may be
+//!   triggered in advance by user requests or PF writes" (§4.2) — and its §4.1
+//!   test of the predictor (100 GB of 128 KB writes, a sync per GB) finds 0.5 %
+//!   of F and 1.9 % of M predictions wrong, which a drive whose stages are fixed
+//!   in bytes cannot give (100 / 100 %). What the firmware does is not published
+//!   (§3.1: the DRAM is shared with read-ahead, ECC, remapping and prefetch
+//!   buffers; "generally proprietary"), so the spread is a draw whose size is
+//!   calibrated on §4.1's F figure (the profile says how); the §4.1 accuracies
+//!   are then a calibration, not evidence (docs/mios.md, "Eighth session:
+//!   the drive's usable room varies").
+//!   A spread that only moved the *trigger* (a batch started before the buffer
+//!   is full, the room unchanged) could only delay the S, never bring it early.
 //! - **Idle drain.** When no write has completed for `idle_flush_ms`, the drive
 //!   flushes everything in the background, batch after batch; a new write stops
 //!   the drain after the batch in progress (§3.1: "after an idle period, the HDD
@@ -78,7 +99,8 @@ use super::hdd::HddCore;
 use crate::profile::{ProfileError, Validator};
 use serde::Deserialize;
 use std::collections::VecDeque;
-use zonelab_engine::{ms_to_ns, transfer_ns, Ns, KIB, MIB};
+use zonelab_engine::rng::uniform_below;
+use zonelab_engine::{ms_to_ns, transfer_ns, Ns, RngStream, RngStreams, KIB, MIB};
 
 /// Largest unit the buffer accepts and flushes at once (one media access per
 /// segment). Assumption: a typical DRAM-buffer segment; large host writes are
@@ -105,6 +127,30 @@ pub struct CacheSection {
     /// left while a flush batch is on the media (module docs); 1.0 when absent.
     #[serde(default = "full_host_share")]
     pub host_share_while_flushing: f64,
+    /// Spread of the room writes may fill (KiB below `buffer_mib`; module docs,
+    /// "Usable room varies"); 0 when absent (always the whole buffer).
+    #[serde(default)]
+    pub room_jitter_kib: f64,
+    /// Seed of the room draws.
+    #[serde(default)]
+    pub jitter_seed: u64,
+    /// Which events draw a new room (ablation; `both` when absent).
+    #[serde(default)]
+    pub room_jitter_at: RoomDrawAt,
+}
+
+/// When the usable room is drawn afresh (module docs, "Usable room varies").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RoomDrawAt {
+    /// At every sync and every batch started for room.
+    #[default]
+    Both,
+    /// Only at syncs: Fast stages vary, Mid stages hold `batch` each.
+    Sync,
+    /// Only at batches started for room: the Fast stage after a sync is the
+    /// whole buffer, Mid stages vary.
+    Batch,
 }
 
 fn full_host_share() -> f64 {
@@ -121,6 +167,10 @@ pub struct WriteCacheParams {
     pub idle_flush_ns: Ns,
     /// [`CacheSection::host_share_while_flushing`] in parts per million.
     pub host_share_ppm: u32,
+    /// [`CacheSection::room_jitter_kib`] in bytes (whole blocks).
+    pub room_jitter_bytes: u64,
+    pub jitter_seed: u64,
+    pub room_draw_at: RoomDrawAt,
 }
 
 impl CacheSection {
@@ -142,6 +192,7 @@ impl CacheSection {
                 "cache.host_share_while_flushing",
                 self.host_share_while_flushing,
             ),
+            ("cache.room_jitter_kib", self.room_jitter_kib),
         ] {
             // NaN passes every comparison; reject it by name first.
             v.check(field, value, value.is_finite(), "a finite number")?;
@@ -166,6 +217,14 @@ impl CacheSection {
             0.01,
             1.0,
         )?;
+        // The room stays at least one segment.
+        let max_jitter_kib = (self.buffer_mib * 1024.0 - (SEGMENT_BYTES / KIB) as f64).max(0.0);
+        v.range(
+            "cache.room_jitter_kib",
+            self.room_jitter_kib,
+            0.0,
+            max_jitter_kib,
+        )?;
         if !self.enabled {
             return Ok(None);
         }
@@ -178,6 +237,9 @@ impl CacheSection {
             interface_bytes_per_s: (self.interface_mb_s * 1e6).round() as u64,
             idle_flush_ns: ms_to_ns(self.idle_flush_ms),
             host_share_ppm: (self.host_share_while_flushing * 1e6).round() as u32,
+            room_jitter_bytes: (self.room_jitter_kib * KIB as f64).round() as u64 / bb * bb,
+            jitter_seed: self.jitter_seed,
+            room_draw_at: self.room_jitter_at,
         }))
     }
 }
@@ -245,6 +307,10 @@ pub struct CacheCounters {
     pub read_hit_bytes: u64,
     /// Batches that had to wait for their first sector to come round.
     pub missed_revolutions: u64,
+    /// Sum of the drawn reserves (bytes of the buffer withheld from writes),
+    /// one per draw; `room_draws` of them.
+    pub room_reserve_bytes: u64,
+    pub room_draws: u64,
 }
 
 /// A disk's write buffer. Drive it with non-decreasing `now_ns`.
@@ -270,6 +336,10 @@ pub struct HddWriteCache {
     /// An idle drain is under way.
     draining: bool,
     stream_end: Option<StreamEnd>,
+    /// Writes may fill `buffer_bytes − reserve_bytes` (module docs, "Usable
+    /// room varies").
+    reserve_bytes: u64,
+    room_rng: RngStream,
     counters: CacheCounters,
     scratch: Vec<Dirty>,
     spans: Vec<(u64, u64)>,
@@ -278,13 +348,13 @@ pub struct HddWriteCache {
 impl HddWriteCache {
     pub fn new(p: WriteCacheParams, block_bytes: u32) -> Self {
         assert!(
-            p.buffer_bytes >= SEGMENT_BYTES
+            p.buffer_bytes >= SEGMENT_BYTES + p.room_jitter_bytes
                 && p.batch_bytes >= SEGMENT_BYTES
                 && p.interface_bytes_per_s > 0
                 && p.host_share_ppm > 0
                 && p.host_share_ppm <= 1_000_000
         );
-        Self {
+        let mut cache = Self {
             p,
             block_bytes: block_bytes as u64,
             dirty: VecDeque::new(),
@@ -298,10 +368,33 @@ impl HddWriteCache {
             last_write_done_ns: 0,
             draining: false,
             stream_end: None,
+            reserve_bytes: 0,
+            room_rng: RngStreams::new(p.jitter_seed).stream("hdd.cache.room"),
             counters: CacheCounters::default(),
             scratch: Vec::new(),
             spans: Vec::new(),
+        };
+        if cache.p.room_draw_at != RoomDrawAt::Batch {
+            cache.draw_room_level();
         }
+        cache
+    }
+
+    /// Draws the room writes may fill until the next draw (module docs).
+    fn draw_room_level(&mut self) {
+        let j = self.p.room_jitter_bytes;
+        if j == 0 {
+            return;
+        }
+        let steps = j / self.block_bytes + 1;
+        self.reserve_bytes = uniform_below(&mut self.room_rng, steps) * self.block_bytes;
+        self.counters.room_reserve_bytes += self.reserve_bytes;
+        self.counters.room_draws += 1;
+    }
+
+    /// Bytes the buffer holds before the next batch is due.
+    fn usable_bytes(&self) -> u64 {
+        self.p.buffer_bytes - self.reserve_bytes
     }
 
     pub fn params(&self) -> &WriteCacheParams {
@@ -394,6 +487,11 @@ impl HddWriteCache {
         }
         // Nothing else is served until the flush completes (module docs, "Sync").
         self.sync_done_ns = done;
+        // A new buffered-write sequence: its Fast stage gets a new room.
+        match self.p.room_draw_at {
+            RoomDrawAt::Both | RoomDrawAt::Sync => self.draw_room_level(),
+            RoomDrawAt::Batch => self.reserve_bytes = 0,
+        }
         done
     }
 
@@ -494,10 +592,11 @@ impl HddWriteCache {
                 .map(|f| f.bytes)
                 .sum();
             let occupied = self.dirty_bytes + self.flushing_bytes - released_by_from;
-            if occupied + need <= self.p.buffer_bytes {
+            let usable = self.usable_bytes();
+            if occupied + need <= usable {
                 return (from_ns, started);
             }
-            let mut excess = occupied + need - self.p.buffer_bytes;
+            let mut excess = occupied + need - usable;
             for f in self
                 .flushing
                 .iter()
@@ -518,6 +617,11 @@ impl HddWriteCache {
             let start = from_ns.max(self.flush_busy_until_ns).max(front.ready_ns);
             self.schedule_batch(core, start);
             started = true;
+            // The room until the next batch is drawn afresh.
+            match self.p.room_draw_at {
+                RoomDrawAt::Both | RoomDrawAt::Batch => self.draw_room_level(),
+                RoomDrawAt::Sync => self.reserve_bytes = 0,
+            }
         }
     }
 
@@ -639,6 +743,8 @@ impl HddWriteCache {
             ("cache_idle_drains", c.idle_drains),
             ("cache_read_hits", c.read_hits),
             ("cache_missed_revolutions", c.missed_revolutions),
+            ("cache_room_reserve_bytes", c.room_reserve_bytes),
+            ("cache_room_draws", c.room_draws),
             ("cache_occupancy_bytes", self.occupancy_bytes(elapsed_ns)),
         ] {
             counters.insert(name.into(), value);
