@@ -20,7 +20,9 @@
 //! `priority=paper` / `priority=h2zone` (§3.4's priority order alone, or H2Zone's
 //! with "not trivially moved is better" before the read rate, instead of the
 //! default that applies that rule only where read rates tie) (issue 14, eighth
-//! session).
+//! session), or `priority=moved-first` (the placebo: the rule reversed where read
+//! rates tie; issue 14, tenth session) or `priority=newest-down` (ties to the
+//! newest SST instead of the oldest).
 
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
 use zonelab_experiments::hhzs_setup::{HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS};
@@ -54,11 +56,13 @@ fn main() {
             "no-capacity-delay" => no_delay = true,
             "priority=paper" => order = Some(PriorityOrder::Paper),
             "priority=h2zone" => order = Some(PriorityOrder::H2Zone),
+            "priority=moved-first" => order = Some(PriorityOrder::PaperThenTrivialMoveFirst),
+            "priority=newest-down" => order = Some(PriorityOrder::PaperThenNewestDown),
             r if r.starts_with("rate-mibs=") => {
                 rate_mibs = Some(r["rate-mibs=".len()..].parse().expect("rate-mibs=R"))
             }
             other => {
-                eprintln!("unknown ablation `{other}` (h2zone-capacity-guard, rate-mibs=R, limiter=paced, plan-every-tick, no-capacity-migration, no-capacity-delay, priority=paper, priority=h2zone)");
+                eprintln!("unknown ablation `{other}` (h2zone-capacity-guard, rate-mibs=R, limiter=paced, plan-every-tick, no-capacity-migration, no-capacity-delay, priority=paper, priority=h2zone, priority=moved-first, priority=newest-down)");
                 std::process::exit(2);
             }
         }

@@ -10,13 +10,22 @@
 //!  [records loaded; default the paper's × scale] [operations; default the paper's × scale]
 //!  [migration rate in MiB/s for the run; default the scheme's, `-` for it]
 //!  [HDD profile overrides, `;`-separated, e.g. host_queue.scheduler=none]`
-//!  (environment `ZONELAB_UPDATE_IS_RMW=1`: updates read the record first)
+//!  (environment `ZONELAB_UPDATE_IS_RMW=1`: updates read the record first;
+//!  `ZONELAB_HHZS_PRIORITY=paper|h2zone|moved-first|newest-down|default`: P+M
+//!  and HHZS rank SSTs for migration by §3.4's order alone, H2Zone's, or the
+//!  placebo orders of `PriorityOrder` instead of the default,
+//!  issue 14 tenth session; `ZONELAB_LOAD_LINES=N`: the load's per-level SSD/HDD
+//!  state printed N times over the load, stepping it with `continue_ops`, the
+//!  same simulation as one load; `ZONELAB_SETTLE=1`: the fork runs its pending
+//!  flushes and compactions to the end before the workload starts, an ablation
+//!  that takes the load's compaction debt out of the run)
 //!  — an end point of `reproduce
 //!  hhzs` is its record count and run seed (listed in its notes).
 
 use zonelab_engine::RngStreams;
-use zonelab_experiments::hhzs_eval::{open_scheme, Scheme};
-use zonelab_experiments::hhzs_setup::{HybridSetup, YcsbOps, PAPER_RECORDS};
+use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
+use zonelab_experiments::hhzs_setup::{HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS};
+use zonelab_systems::hhzs::{PriorityOrder, StoreView, WriteGuided};
 use zonelab_systems::lsm::{KvOp, OpSource};
 use zonelab_workloads::ycsb::{custom, workload, CoreWorkloadSpec};
 
@@ -34,6 +43,23 @@ fn parse_workload(w: &str) -> Result<(CoreWorkloadSpec, f64), String> {
     let r: f64 = r.parse().map_err(|_| format!("read percentage `{r}`"))?;
     let a: f64 = a.parse().map_err(|_| format!("alpha `{a}`"))?;
     Ok((custom(r / 100.0, a).map_err(|e| e.to_string())?, 5e6))
+}
+
+/// Per level, the live SSTs on the SSD and the HDD, with how many of them reached
+/// their level by a trivial move: `L1 SSD 3 (tm 1) HDD 0 (tm 0)`.
+fn level_state(view: &StoreView) -> String {
+    let mut per_level = std::collections::BTreeMap::<u32, [u64; 4]>::new();
+    for sst in view.ssts.iter().filter(|s| !s.obsolete) {
+        let e = per_level.entry(sst.level).or_default();
+        let d = if sst.device == 0 { 0 } else { 2 };
+        e[d] += 1;
+        e[d + 1] += sst.trivially_moved as u64;
+    }
+    per_level
+        .iter()
+        .map(|(l, c)| format!("L{l} SSD {} (tm {}) HDD {} (tm {})", c[0], c[1], c[2], c[3]))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn main() -> Result<(), String> {
@@ -81,17 +107,87 @@ fn main() -> Result<(), String> {
         spec.operation_count
     );
     let update_is_rmw = std::env::var("ZONELAB_UPDATE_IS_RMW").is_ok_and(|v| v == "1");
+    let order = match std::env::var("ZONELAB_HHZS_PRIORITY").ok().as_deref() {
+        None | Some("default") => None,
+        Some("paper") => Some(PriorityOrder::Paper),
+        Some("h2zone") => Some(PriorityOrder::H2Zone),
+        Some("moved-first") => Some(PriorityOrder::PaperThenTrivialMoveFirst),
+        Some("newest-down") => Some(PriorityOrder::PaperThenNewestDown),
+        Some(o) => {
+            return Err(format!(
+            "ZONELAB_HHZS_PRIORITY `{o}` is not paper, h2zone, moved-first, newest-down or default"
+        ))
+        }
+    };
+    let settle = std::env::var("ZONELAB_SETTLE").is_ok_and(|v| v == "1");
+    let lines: u64 = match std::env::var("ZONELAB_LOAD_LINES") {
+        Ok(n) => n
+            .parse()
+            .map_err(|_| format!("ZONELAB_LOAD_LINES `{n}` is not a number"))?,
+        Err(_) => 1,
+    };
     for scheme in schemes {
-        let mut db = open_scheme(&setup, scheme)?;
+        let mut db = match order {
+            Some(o) if matches!(scheme, Scheme::PM | Scheme::Hhzs) => {
+                let mut policy = WriteGuided::hhzs(true, scheme == Scheme::Hhzs);
+                policy.priority_order = o;
+                open_scheme_with_policy(&setup, scheme, Box::new(policy))?
+            }
+            _ => open_scheme(&setup, scheme)?,
+        };
         let load_spec = setup.load_spec(records);
-        let load = db
+        let mut load_ops = YcsbOps {
+            inner: load_spec.load().map_err(|e| e.to_string())?,
+        };
+        let every = records.div_ceil(lines.max(1));
+        let mut load = db
             .run_ops(
-                &mut YcsbOps {
-                    inner: load_spec.load().map_err(|e| e.to_string())?,
+                &mut TakeOps {
+                    inner: &mut load_ops,
+                    left: every,
                 },
                 0,
             )
             .map_err(|e| e.to_string())?;
+        for k in 1..=lines.max(1) {
+            if k > 1 {
+                load = db
+                    .continue_ops(&mut TakeOps {
+                        inner: &mut load_ops,
+                        left: every,
+                    })
+                    .map_err(|e| e.to_string())?;
+            }
+            let st = db.storage();
+            let m = st.migration_stats();
+            println!(
+                "{:>6} load {:>3}% t={:.0}s trivial moves {} migr down {:?} up {:?} | {} | policy: {}",
+                scheme.name(),
+                100 * k / lines.max(1),
+                db.now_ns() as f64 / 1e9,
+                db.counters().trivial_moves,
+                m.to_hdd_by_level,
+                m.to_ssd_by_level,
+                level_state(&st.view(db.now_ns())),
+                st.describe_policy(db.now_ns())
+            );
+        }
+        let v = db.version();
+        println!(
+            "        load end: running compactions (from, to) {:?}, pending compaction {} MiB, level MiB {:?}",
+            db.running_compactions(),
+            db.pending_compaction_bytes() >> 20,
+            (0..v.num_levels())
+                .map(|l| v.level_bytes(l) >> 20)
+                .collect::<Vec<_>>()
+        );
+        println!(
+            "        load end SSD share % of WAL, L0..: {:?}",
+            zonelab_experiments::hhzs_eval::ssd_share(db.storage())
+                .iter()
+                .map(|v| v.map(|x| (x * 10.0).round() / 10.0))
+                .collect::<Vec<_>>()
+        );
         let mut fork = db.fork_with(db.storage().try_clone().map_err(|e| e.to_string())?);
         fork.reopen().map_err(|e| e.to_string())?;
         if let Some(r) = args.get(6).filter(|r| r.as_str() != "-") {
@@ -99,6 +195,14 @@ fn main() -> Result<(), String> {
                 .parse()
                 .map_err(|_| format!("migration rate `{r}` is not a number"))?;
             fork.storage_mut().set_migration_rate(mib << 20);
+        }
+        if settle {
+            let start = fork.now_ns();
+            let end = fork.wait_for_compactions().map_err(|e| e.to_string())?;
+            println!(
+                "        settled: compactions after the reopen took {:.0} s before the run",
+                (end - start) as f64 / 1e9
+            );
         }
         fork.storage_mut().reset_read_stats();
         let t0 = fork.storage().traffic();

@@ -103,6 +103,18 @@ pub enum PriorityOrder {
     H2Zone,
     /// §3.4's order alone: trivial moves ignored.
     Paper,
+    /// Placebo ablation, no source: §3.4's order, then the *reverse* of H2Zone's
+    /// rule where read rates tie (a trivially moved SST before an unmoved one).
+    /// It perturbs as many tie decisions as the default, in the other direction —
+    /// what any change of the tie-break does to a load (docs/hhzs.md, "What the
+    /// trivial-move rank costs").
+    PaperThenTrivialMoveFirst,
+    /// Ablation, no source: §3.4's order, then, where read rates tie, the newest
+    /// SST (highest file number) ranks lowest — the reverse of the order ties
+    /// otherwise fall to (the oldest SST first, H2Zone's `files_` order). Tests
+    /// whether the age order of ties matters to read-latest workloads
+    /// (docs/hhzs.md, "What the trivial-move rank costs").
+    PaperThenNewestDown,
 }
 
 /// `true` when `a` has a higher priority than `b` under `order`.
@@ -111,6 +123,7 @@ pub fn higher_priority(a: &SstView, b: &SstView, order: PriorityOrder) -> bool {
         return a.level < b.level;
     }
     let unmoved_first = a.trivially_moved != b.trivially_moved && b.trivially_moved;
+    let moved_first = a.trivially_moved != b.trivially_moved && a.trivially_moved;
     let hotter = a.read_rate() > b.read_rate() * READ_RATE_TIE_FACTOR;
     let colder = b.read_rate() > a.read_rate() * READ_RATE_TIE_FACTOR;
     match order {
@@ -120,5 +133,7 @@ pub fn higher_priority(a: &SstView, b: &SstView, order: PriorityOrder) -> bool {
             false => unmoved_first,
         },
         PriorityOrder::PaperThenTrivialMove => hotter || (!colder && unmoved_first),
+        PriorityOrder::PaperThenTrivialMoveFirst => hotter || (!colder && moved_first),
+        PriorityOrder::PaperThenNewestDown => hotter || (!colder && a.file < b.file),
     }
 }

@@ -79,6 +79,11 @@ pub struct WriteGuided {
     pub capacity_moves_by_rank: [u64; 3],
     /// Of those, moves of an SST RocksDB had trivially moved.
     pub capacity_moves_trivially_moved: u64,
+    /// Of those, moves of another SST than §3.4's order alone
+    /// ([`PriorityOrder::Paper`]) would have taken from the same view: the
+    /// decisions the priority order made (docs/hhzs.md, "What the trivial-move
+    /// rank costs"; always 0 under `Paper`).
+    pub capacity_moves_order_decided: u64,
     /// Ablation (docs/hhzs.md, "The load at larger SSDs"): capacity migration
     /// moves the lowest-priority movable SSD SST only when it is itself misplaced
     /// — above L_t, or at L_t while L_t and above hold more SSD zones than
@@ -293,14 +298,15 @@ impl PlacementPolicy for WriteGuided {
         let t = self.tiering(view);
         let demands: Vec<i64> = (1..=4).map(|l| self.demand(l)).collect();
         format!(
-            "t={} R={} ssd@t={} ssd>t={} D0={} D1-4={demands:?} capacity moves <t/=t/>t {:?} (trivially moved {})",
+            "t={} R={} ssd@t={} ssd>t={} D0={} D1-4={demands:?} capacity moves <t/=t/>t {:?} (trivially moved {}, other than §3.4's order alone {})",
             t.level,
             t.reserved_zones,
             t.ssd_zones_at_t,
             t.ssd_zones_above_t,
             view.wal_zones,
             self.capacity_moves_by_rank,
-            self.capacity_moves_trivially_moved
+            self.capacity_moves_trivially_moved,
+            self.capacity_moves_order_decided
         )
     }
 
@@ -401,6 +407,16 @@ impl PlacementPolicy for WriteGuided {
                     let rank = (lo.level.cmp(&t.level) as i8 + 1) as usize;
                     self.capacity_moves_by_rank[rank] += 1;
                     self.capacity_moves_trivially_moved += lo.trivially_moved as u64;
+                    let paper_lowest = view
+                        .ssts
+                        .iter()
+                        .filter(|s| s.device == 0 && Self::movable(s))
+                        .fold(None::<&SstView>, |l, s| match l {
+                            Some(l) if !higher_priority(l, s, PriorityOrder::Paper) => Some(l),
+                            _ => Some(s),
+                        });
+                    self.capacity_moves_order_decided +=
+                        (paper_lowest.map(|p| p.file) != Some(lo.file)) as u64;
                     return Some(MigrationPlan::Move {
                         file: lo.file,
                         to: 1,
@@ -912,6 +928,50 @@ mod tests {
             with(PriorityOrder::PaperThenTrivialMove).plan_migration(&u),
             up(70)
         );
+    }
+
+    /// The placebo orders (the rule reversed; ties to the newest SST) decide ties
+    /// as documented, and the counter of capacity moves the order decided counts
+    /// only moves §3.4's order alone would not have made.
+    #[test]
+    fn the_placebo_tie_breaks_and_the_decided_move_counter() {
+        let with = |order| {
+            let mut p = WriteGuided::hhzs(true, false);
+            p.priority_order = order;
+            p
+        };
+        let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
+        ssts.extend((10..16).map(|i| sst(i, 1, 0, 5)));
+        ssts.push(sst(50, 2, 0, 0));
+        ssts.push(sst(51, 2, 0, 0));
+        let mut v = view(ssts, 2, 0);
+        let down = |file| Some(MigrationPlan::Move { file, to: 1 });
+        let n = v.ssts.len();
+        v.ssts[n - 2].trivially_moved = true; // file 50
+        let mut default = with(PriorityOrder::PaperThenTrivialMove);
+        let mut reversed = with(PriorityOrder::PaperThenTrivialMoveFirst);
+        let mut paper = with(PriorityOrder::Paper);
+        assert_eq!(default.plan_migration(&v), down(50));
+        assert_eq!(paper.plan_migration(&v), down(50));
+        assert_eq!(reversed.plan_migration(&v), down(51));
+        assert_eq!(default.capacity_moves_order_decided, 0);
+        assert_eq!(paper.capacity_moves_order_decided, 0);
+        assert_eq!(reversed.capacity_moves_order_decided, 1);
+        v.ssts[n - 2].trivially_moved = false;
+        v.ssts[n - 1].trivially_moved = true; // file 51
+        assert_eq!(default.plan_migration(&v), down(51));
+        assert_eq!(reversed.plan_migration(&v), down(50));
+        assert_eq!(default.capacity_moves_order_decided, 1);
+        assert_eq!(reversed.capacity_moves_order_decided, 1);
+        assert!(default
+            .describe(&v)
+            .contains("other than §3.4's order alone 1"));
+        // Ties to the newest SST: file 51 (the newer) goes down, marks ignored.
+        let mut newest = with(PriorityOrder::PaperThenNewestDown);
+        assert_eq!(newest.plan_migration(&v), down(51));
+        v.ssts[n - 1].trivially_moved = false;
+        assert_eq!(newest.plan_migration(&v), down(51));
+        assert_eq!(with(PriorityOrder::Paper).plan_migration(&v), down(50));
     }
 
     #[test]
