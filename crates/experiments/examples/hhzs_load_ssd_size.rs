@@ -21,7 +21,7 @@
 //! with "not trivially moved is better" before the read rate, instead of the
 //! default that applies that rule only where read rates tie) (issue 14, eighth
 //! session), or `priority=moved-first` (the placebo: the rule reversed where read
-//! rates tie; issue 14, tenth session) or `priority=newest-down` (ties to the
+//! rates tie; issue 14, eighth session) or `priority=newest-down` (ties to the
 //! newest SST instead of the oldest).
 
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};

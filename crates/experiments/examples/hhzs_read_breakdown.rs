@@ -14,7 +14,7 @@
 //!  `ZONELAB_HHZS_PRIORITY=paper|h2zone|moved-first|newest-down|default`: P+M
 //!  and HHZS rank SSTs for migration by §3.4's order alone, H2Zone's, or the
 //!  placebo orders of `PriorityOrder` instead of the default,
-//!  issue 14 tenth session; `ZONELAB_LOAD_LINES=N`: the load's per-level SSD/HDD
+//!  issue 14 eighth session; `ZONELAB_LOAD_LINES=N`: the load's per-level SSD/HDD
 //!  state printed N times over the load, stepping it with `continue_ops`, the
 //!  same simulation as one load; `ZONELAB_SETTLE=1`: the fork runs its pending
 //!  flushes and compactions to the end before the workload starts, an ablation
