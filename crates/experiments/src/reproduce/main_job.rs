@@ -34,8 +34,8 @@ pub const BUDGET_S: f64 = 300.0;
 /// Default scale of every target for `reproduce all`. Chosen with
 /// `bash scripts/time-targets.sh` on the project's 2-core machine, 2026-11-25, at
 /// commit c4422a7 (docs/reproduce.md has the whole ladder); `measured_wall_s` re-timed
-/// inside `zonelab reproduce all` (release build of 4d77c97, 2026-11-26): 277 s in all
-/// (f6c9488 took 287 s, e0a8275 294 s and, in a first run, 326 s: untouched targets vary
+/// inside `zonelab reproduce all` (release build of f8216d1, 2026-11-26): 268 s in all
+/// (4d77c97 took 277 s, f6c9488 287 s, e0a8275 294 s and, in a first run, 326 s: untouched targets vary
 /// 15-50 % between runs on this VM, so the margin is thin). The two
 /// HHZS targets share what the others leave: hhzs-motivation at 1 (167 s) would
 /// force hhzs down to 0.1 and leave 13 s of margin; 0.5 and 0.2 leave 55 s.
@@ -50,25 +50,25 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         target: "mu-rmw",
         paper: "MU-RMW Figs. 6-9",
         scale: 1.0,
-        measured_wall_s: 9.6,
+        measured_wall_s: 9.3,
     },
     DefaultScale {
         target: "mu-rmw-sensitivity",
         paper: "MU-RMW Figs. 6-9: which assumption each claim rests on",
         scale: 0.2,
-        measured_wall_s: 23.1,
+        measured_wall_s: 22.9,
     },
     DefaultScale {
         target: "mios",
         paper: "BCW/MIOS Figs. 7-15, Tables 3-5",
         scale: 0.5,
-        measured_wall_s: 73.4,
+        measured_wall_s: 68.4,
     },
     DefaultScale {
         target: "hhzs-motivation",
         paper: "HHZS §2.3, Fig. 2 (O1-O4)",
         scale: 0.5,
-        measured_wall_s: 73.0,
+        measured_wall_s: 71.0,
     },
     DefaultScale {
         target: "hhzs",
@@ -77,13 +77,13 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         // 0.05 (`/usr/bin/time zonelab reproduce hhzs --scale S`, 2026-11-25, commit
         // 9b4687d, docs/reproduce.md).
         scale: 0.05,
-        measured_wall_s: 48.1,
+        measured_wall_s: 49.4,
     },
     DefaultScale {
         target: "znsage",
         paper: "ZNSage Figs. 7-9",
         scale: 1.0,
-        measured_wall_s: 41.1,
+        measured_wall_s: 38.4,
     },
     DefaultScale {
         target: "conzone",
@@ -92,7 +92,7 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         // and would exceed the budget; 0.2 measured 4.9 s (issue 16,
         // docs/conzone.md).
         scale: 0.2,
-        measured_wall_s: 5.3,
+        measured_wall_s: 5.1,
     },
     DefaultScale {
         target: "placement",
@@ -100,7 +100,7 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
         scale: 0.05,
         // Release build of 39e185a inside `zonelab reproduce all` (ZNS, five
         // ablation runs and the LSM-tree runs).
-        measured_wall_s: 2.4,
+        measured_wall_s: 2.3,
     },
 ];
 
