@@ -866,25 +866,33 @@ mod tests {
         );
     }
 
+    fn hhzs_with_order(order: PriorityOrder) -> WriteGuided {
+        let mut p = WriteGuided::hhzs(true, false);
+        p.priority_order = order;
+        p
+    }
+
+    /// t = 1 (ten L0 and six L1 SSTs on the SSD) and two unread L2 SSTs, files 50
+    /// and 51, on the SSD above it: capacity migration must move one down.
+    fn two_unread_l2_ssts_above_t1_on_the_ssd() -> StoreView {
+        let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
+        ssts.extend((10..16).map(|i| sst(i, 1, 0, 5)));
+        ssts.push(sst(50, 2, 0, 0));
+        ssts.push(sst(51, 2, 0, 0));
+        view(ssts, 2, 0)
+    }
+
     /// H2Zone's `ComparePriority` ranks an SST RocksDB trivially moved below an
     /// unmoved one of its level before it compares read counts ("not moved is
     /// better"). By default that rule decides only where §3.4's read rates tie
     /// (a load: no reads); `PriorityOrder::H2Zone` puts it before the rates.
     #[test]
     fn trivially_moved_ssts_rank_below_unmoved_ones_where_read_rates_tie() {
-        let with = |order| {
-            let mut p = WriteGuided::hhzs(true, false);
-            p.priority_order = order;
-            p
-        };
+        let with = hhzs_with_order;
         // t = 1; two unread L2 SSTs on the SSD sit above it. Unmarked, the first
         // (file 50) moves down; with file 51 trivially moved, file 51 — except
         // under §3.4's order alone.
-        let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
-        ssts.extend((10..16).map(|i| sst(i, 1, 0, 5)));
-        ssts.push(sst(50, 2, 0, 0));
-        ssts.push(sst(51, 2, 0, 0));
-        let mut v = view(ssts, 2, 0);
+        let mut v = two_unread_l2_ssts_above_t1_on_the_ssd();
         let down = |file| Some(MigrationPlan::Move { file, to: 1 });
         assert_eq!(
             with(PriorityOrder::PaperThenTrivialMove).plan_migration(&v),
@@ -935,16 +943,8 @@ mod tests {
     /// only moves §3.4's order alone would not have made.
     #[test]
     fn the_placebo_tie_breaks_and_the_decided_move_counter() {
-        let with = |order| {
-            let mut p = WriteGuided::hhzs(true, false);
-            p.priority_order = order;
-            p
-        };
-        let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
-        ssts.extend((10..16).map(|i| sst(i, 1, 0, 5)));
-        ssts.push(sst(50, 2, 0, 0));
-        ssts.push(sst(51, 2, 0, 0));
-        let mut v = view(ssts, 2, 0);
+        let with = hhzs_with_order;
+        let mut v = two_unread_l2_ssts_above_t1_on_the_ssd();
         let down = |file| Some(MigrationPlan::Move { file, to: 1 });
         let n = v.ssts.len();
         v.ssts[n - 2].trivially_moved = true; // file 50
