@@ -5,8 +5,7 @@
 use zonelab_devices::{open_device_with, ProfileOverride};
 use zonelab_engine::Ns;
 use zonelab_systems::hhzs::{
-    PlacementPolicy, StoreDeviceSpec, ZenfsSharing, ZoneFileStore,
-    H2ZONE_CAPACITY_MIGRATION_DELAY_NS, H2ZONE_PLANNING_WINDOW_NS,
+    h2zone_daemon_times_ns, PlacementPolicy, StoreDeviceSpec, ZenfsSharing, ZoneFileStore,
 };
 use zonelab_systems::lsm::{KvOp, LsmDb, LsmOptions, OpSource};
 use zonelab_workloads::ycsb::{keys::key_value, CoreWorkloadSpec, InsertOrder, YcsbOp};
@@ -81,9 +80,8 @@ impl HybridSetup {
             ssd_zones: PAPER_SSD_ZONES,
             options: LsmOptions::hhzs_paper().scaled(scale),
             wal_cap_from_pool: true,
-            migration_planning_window_ns: (H2ZONE_PLANNING_WINDOW_NS as f64 * scale).round() as Ns,
-            capacity_migration_delay_ns: (H2ZONE_CAPACITY_MIGRATION_DELAY_NS as f64 * scale).round()
-                as Ns,
+            migration_planning_window_ns: h2zone_daemon_times_ns(scale).0,
+            capacity_migration_delay_ns: h2zone_daemon_times_ns(scale).1,
             zenfs: Some(ZenfsSharing::authors(scale.min(1.0))),
         }
     }

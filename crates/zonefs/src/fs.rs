@@ -24,8 +24,7 @@ use zonelab_engine::time::MIB;
 use zonelab_engine::Ns;
 use zonelab_systems::hhzs::recovery::RecoveryReport;
 use zonelab_systems::hhzs::{
-    PlacementPolicy, StoreDeviceSpec, ZoneFileStore, H2ZONE_CAPACITY_MIGRATION_DELAY_NS,
-    H2ZONE_PLANNING_WINDOW_NS,
+    h2zone_daemon_times_ns, PlacementPolicy, StoreDeviceSpec, ZoneFileStore,
 };
 use zonelab_systems::lsm::{FileKind, FileNo, LsmStorage};
 
@@ -139,13 +138,9 @@ impl ZoneFs {
         // one planning round per 16 s and no capacity migration in the first
         // 32 s after a mount, both scaled by the zones' scale (SSTs, and so each
         // move at the unscaled rate, are that much shorter).
-        let scale = opened.ssd_zone_scale;
-        store.set_migration_planning_window_ns(
-            (H2ZONE_PLANNING_WINDOW_NS as f64 * scale).round() as u64
-        );
-        store.set_capacity_migration_delay_ns(
-            (H2ZONE_CAPACITY_MIGRATION_DELAY_NS as f64 * scale).round() as u64,
-        );
+        let (window_ns, delay_ns) = h2zone_daemon_times_ns(opened.ssd_zone_scale);
+        store.set_migration_planning_window_ns(window_ns);
+        store.set_capacity_migration_delay_ns(delay_ns);
         let base_ns = opened.restored_at_ns;
         store.set_mounted_at_ns(base_ns);
         let mut recovery = None;

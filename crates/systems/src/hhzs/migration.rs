@@ -35,6 +35,18 @@ pub const H2ZONE_PLANNING_WINDOW_NS: Ns = 16 * NS_PER_S;
 /// ([`ZoneFileStore::set_capacity_migration_delay_ns`]).
 pub const H2ZONE_CAPACITY_MIGRATION_DELAY_NS: Ns = 32 * NS_PER_S;
 
+/// H2Zone's daemon times at `scale`: (planning window, capacity migration's start
+/// delay). Both are wall-clock times of the migration daemon, so a run whose
+/// SSTs (and so each move at the unscaled migration rate) are `scale` times
+/// shorter scales them alike (docs/hhzs.md, "Scaling").
+pub fn h2zone_daemon_times_ns(scale: f64) -> (Ns, Ns) {
+    let scaled = |ns: Ns| (ns as f64 * scale).round() as Ns;
+    (
+        scaled(H2ZONE_PLANNING_WINDOW_NS),
+        scaled(H2ZONE_CAPACITY_MIGRATION_DELAY_NS),
+    )
+}
+
 /// A copy in progress.
 #[derive(Debug, Clone, Copy)]
 pub struct MigrationTask {
@@ -194,10 +206,11 @@ impl ZoneFileStore {
         )
     }
 
-    /// The file system was mounted at `now` (a store opened over devices whose
-    /// clock does not start at 0, as the emulation's restored devices): a new
-    /// migration daemon, with its first planning token, and the start delay of
-    /// capacity migration counted from `now`.
+    /// The file system was mounted at `now` (a remount, or a store opened over
+    /// devices whose clock does not start at 0, as the emulation's restored
+    /// devices): a new migration daemon — H2Zone builds its planning bucket at
+    /// mount, with its first token — and `HybridBlockDevice::Open` restarts the
+    /// clock capacity migration's start delay counts from.
     pub fn set_mounted_at_ns(&mut self, now: Ns) {
         self.migration.gate.window_start_ns = now;
         self.migration.gate.spent_first = false;

@@ -30,8 +30,8 @@ pub mod zone_store;
 pub use allocation::RelocationStats;
 pub use auto::AutoPlacement;
 pub use migration::{
-    MigrationLimiter, MigrationPlanning, H2ZONE_CAPACITY_MIGRATION_DELAY_NS,
-    H2ZONE_PLANNING_WINDOW_NS,
+    h2zone_daemon_times_ns, MigrationLimiter, MigrationPlanning,
+    H2ZONE_CAPACITY_MIGRATION_DELAY_NS, H2ZONE_PLANNING_WINDOW_NS,
 };
 pub use placement::{BasicPlacement, PlacementPolicy};
 pub use scheme::{Scheme, SchemeStore};

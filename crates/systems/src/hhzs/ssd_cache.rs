@@ -55,7 +55,8 @@ pub struct CacheStats {
     /// `CacheManager::Insert` returns `NoSpace("No cache space")` when
     /// `AllocateCacheZone` gives none, and `CacheManager::Sync` drops the status
     /// (`src/zenfs/fs/cache_manager.cc`, lines 43–55, 329–336); the block stays
-    /// on the HDD.
+    /// on the HDD. Also counts a block larger than a whole zone (no zone can
+    /// take it).
     pub rejected_no_zone: u64,
     pub hits: u64,
     /// Hits served from the write buffer (no device read).

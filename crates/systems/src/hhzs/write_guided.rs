@@ -803,11 +803,7 @@ mod tests {
         // capacity migration wants it down; 3 empty SSD zones exceed the demand of
         // the levels below t (D_0 = 2 WAL zones).
         let mut p = WriteGuided::hhzs(true, false);
-        let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
-        ssts.extend((10..16).map(|i| sst(i, 1, 0, 5)));
-        ssts.push(sst(50, 2, 0, 1));
-        ssts.push(sst(60, 2, 1, 900));
-        let mut v = view(ssts, 2, 3);
+        let mut v = t1_store_with(&[sst(50, 2, 0, 1), sst(60, 2, 1, 900)], 3);
         assert_eq!(p.tiering(&v).level, 1);
         // Writes only: capacity migration.
         v.hdd_point_reads_per_s = 10.0;
@@ -846,11 +842,7 @@ mod tests {
     #[test]
     fn capacity_migration_waits_while_held_and_popularity_migration_does_not() {
         let mut p = WriteGuided::hhzs(true, false);
-        let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
-        ssts.extend((10..16).map(|i| sst(i, 1, 0, 5)));
-        ssts.push(sst(50, 2, 0, 1));
-        ssts.push(sst(60, 2, 1, 900));
-        let mut v = view(ssts, 2, 3);
+        let mut v = t1_store_with(&[sst(50, 2, 0, 1), sst(60, 2, 1, 900)], 3);
         v.capacity_migration_held = true;
         assert_eq!(p.plan_migration(&v), None);
         v.hdd_point_reads_per_s = 80.0;
@@ -875,11 +867,16 @@ mod tests {
     /// t = 1 (ten L0 and six L1 SSTs on the SSD) and two unread L2 SSTs, files 50
     /// and 51, on the SSD above it: capacity migration must move one down.
     fn two_unread_l2_ssts_above_t1_on_the_ssd() -> StoreView {
+        t1_store_with(&[sst(50, 2, 0, 0), sst(51, 2, 0, 0)], 0)
+    }
+
+    /// Ten L0 and six L1 SSTs on the SSD and two WAL zones (t = 1), then
+    /// `extra`, with `free` free SSD zones.
+    fn t1_store_with(extra: &[SstView], free: u32) -> StoreView {
         let mut ssts: Vec<SstView> = (0..10).map(|i| sst(i, 0, 0, 5)).collect();
         ssts.extend((10..16).map(|i| sst(i, 1, 0, 5)));
-        ssts.push(sst(50, 2, 0, 0));
-        ssts.push(sst(51, 2, 0, 0));
-        view(ssts, 2, 0)
+        ssts.extend_from_slice(extra);
+        view(ssts, 2, free)
     }
 
     /// H2Zone's `ComparePriority` ranks an SST RocksDB trivially moved below an

@@ -461,12 +461,7 @@ impl ZoneFileStore {
         let hdd = self.traffic.get(1).map_or(0, |t| t.point_reads);
         self.tick_baseline = (now, hdd, self.ssd_io_bytes());
         self.next_policy_tick_ns = now;
-        // A new migration daemon: H2Zone builds its planning bucket at mount.
-        self.migration.gate.window_start_ns = now;
-        self.migration.gate.spent_first = false;
-        // ... and `HybridBlockDevice::Open` restarts the clock capacity
-        // migration's start delay counts from.
-        self.migration.mounted_at_ns = now;
+        self.set_mounted_at_ns(now);
         Ok(())
     }
 
