@@ -27,6 +27,16 @@ pub struct ProfileOverride {
 }
 
 impl ProfileOverride {
+    /// Parses a comma-separated list of `KEY=VALUE` (empty items skipped), as
+    /// the examples' `ZONELAB_*_SET` variables give them.
+    pub fn parse_list(text: &str) -> Result<Vec<Self>, ProfileError> {
+        text.split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(Self::parse)
+            .collect()
+    }
+
     /// Parses `KEY=VALUE` as written on a command line. The value is read as a TOML
     /// value (`16`, `7.5`, `true`, `"tlc"`, `[1, 2]`); anything that is not one is
     /// taken as a string, so `cell_type=qlc` needs no quotes.
@@ -284,6 +294,18 @@ mod tests {
             toml::Value::String("qlc".into())
         );
         assert_eq!(ov("flash.channels=16").to_string(), "flash.channels=16");
+    }
+
+    #[test]
+    fn a_list_parses_each_item_and_names_the_bad_one() {
+        let list =
+            ProfileOverride::parse_list("cache.idle_flush_ms=5, ,mechanics.rpm=5400,").unwrap();
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[1].to_string(), "mechanics.rpm=5400");
+        let e = ProfileOverride::parse_list("cache.idle_flush_ms=5,rpm")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`rpm`") && e.contains("KEY=VALUE"), "{e}");
     }
 
     #[test]

@@ -54,10 +54,13 @@ fn main() {
             "plan-every-tick" => every_tick = true,
             "no-capacity-migration" => no_capacity = true,
             "no-capacity-delay" => no_delay = true,
-            "priority=paper" => order = Some(PriorityOrder::Paper),
-            "priority=h2zone" => order = Some(PriorityOrder::H2Zone),
-            "priority=moved-first" => order = Some(PriorityOrder::PaperThenTrivialMoveFirst),
-            "priority=newest-down" => order = Some(PriorityOrder::PaperThenNewestDown),
+            p if p.starts_with("priority=") => match p["priority=".len()..].parse() {
+                Ok(o) => order = Some(o),
+                Err(e) => {
+                    eprintln!("{e}");
+                    std::process::exit(2);
+                }
+            },
             r if r.starts_with("rate-mibs=") => {
                 rate_mibs = Some(r["rate-mibs=".len()..].parse().expect("rate-mibs=R"))
             }

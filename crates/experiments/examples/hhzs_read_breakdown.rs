@@ -107,17 +107,12 @@ fn main() -> Result<(), String> {
         spec.operation_count
     );
     let update_is_rmw = std::env::var("ZONELAB_UPDATE_IS_RMW").is_ok_and(|v| v == "1");
-    let order = match std::env::var("ZONELAB_HHZS_PRIORITY").ok().as_deref() {
-        None | Some("default") => None,
-        Some("paper") => Some(PriorityOrder::Paper),
-        Some("h2zone") => Some(PriorityOrder::H2Zone),
-        Some("moved-first") => Some(PriorityOrder::PaperThenTrivialMoveFirst),
-        Some("newest-down") => Some(PriorityOrder::PaperThenNewestDown),
-        Some(o) => {
-            return Err(format!(
-            "ZONELAB_HHZS_PRIORITY `{o}` is not paper, h2zone, moved-first, newest-down or default"
-        ))
-        }
+    let order: Option<PriorityOrder> = match std::env::var("ZONELAB_HHZS_PRIORITY") {
+        Ok(name) => Some(
+            name.parse()
+                .map_err(|e| format!("ZONELAB_HHZS_PRIORITY: {e}"))?,
+        ),
+        Err(_) => None,
     };
     let settle = std::env::var("ZONELAB_SETTLE").is_ok_and(|v| v == "1");
     let lines: u64 = match std::env::var("ZONELAB_LOAD_LINES") {

@@ -218,12 +218,8 @@ fn main() -> Result<(), String> {
     };
     // Ablation: HDD profile overrides, e.g. `cache.idle_flush_ms=1000000` (the
     // buffer never drains in idle time, so every sync writes what BCW wrote).
-    let hdd_set: Vec<ProfileOverride> = match std::env::var("ZONELAB_MIOS_HDD_SET") {
-        Ok(v) => v
-            .split(',')
-            .map(ProfileOverride::parse)
-            .collect::<Result<_, _>>()
-            .map_err(|e| e.to_string())?,
+    let hdd_set = match std::env::var("ZONELAB_MIOS_HDD_SET") {
+        Ok(v) => ProfileOverride::parse_list(&v).map_err(|e| e.to_string())?,
         Err(_) => Vec::new(),
     };
     // The profile runs on a drive with the same overrides (its own instance), as

@@ -49,13 +49,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .get(5)
         .map_or(Ok(1), |s| s.parse())
         .map_err(|_| "bad seed")?;
-    let hdd_set: Vec<ProfileOverride> = match std::env::var("ZONELAB_MIOS_HDD_SET") {
-        Ok(v) => v
-            .split(',')
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(ProfileOverride::parse)
-            .collect::<Result<_, _>>()?,
+    let hdd_set = match std::env::var("ZONELAB_MIOS_HDD_SET") {
+        Ok(v) => ProfileOverride::parse_list(&v).map_err(|e| e.to_string())?,
         Err(_) => Vec::new(),
     };
     let params = {

@@ -117,6 +117,27 @@ pub enum PriorityOrder {
     PaperThenNewestDown,
 }
 
+impl std::str::FromStr for PriorityOrder {
+    type Err = String;
+
+    /// The names the examples take: `default`, `paper`, `h2zone`, `moved-first`,
+    /// `newest-down`.
+    fn from_str(name: &str) -> Result<Self, String> {
+        Ok(match name {
+            "default" => Self::default(),
+            "paper" => Self::Paper,
+            "h2zone" => Self::H2Zone,
+            "moved-first" => Self::PaperThenTrivialMoveFirst,
+            "newest-down" => Self::PaperThenNewestDown,
+            other => {
+                return Err(format!(
+                    "priority order `{other}` is not default, paper, h2zone, moved-first or newest-down"
+                ))
+            }
+        })
+    }
+}
+
 /// `true` when `a` has a higher priority than `b` under `order`.
 pub fn higher_priority(a: &SstView, b: &SstView, order: PriorityOrder) -> bool {
     if a.level != b.level {
@@ -135,5 +156,27 @@ pub fn higher_priority(a: &SstView, b: &SstView, order: PriorityOrder) -> bool {
         PriorityOrder::PaperThenTrivialMove => hotter || (!colder && unmoved_first),
         PriorityOrder::PaperThenTrivialMoveFirst => hotter || (!colder && moved_first),
         PriorityOrder::PaperThenNewestDown => hotter || (!colder && a.file < b.file),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PriorityOrder;
+
+    #[test]
+    fn priority_orders_parse_by_name_and_a_bad_name_is_named() {
+        assert_eq!("default".parse(), Ok(PriorityOrder::PaperThenTrivialMove));
+        assert_eq!("paper".parse(), Ok(PriorityOrder::Paper));
+        assert_eq!("h2zone".parse(), Ok(PriorityOrder::H2Zone));
+        assert_eq!(
+            "moved-first".parse(),
+            Ok(PriorityOrder::PaperThenTrivialMoveFirst)
+        );
+        assert_eq!(
+            "newest-down".parse(),
+            Ok(PriorityOrder::PaperThenNewestDown)
+        );
+        let e = "sideways".parse::<PriorityOrder>().unwrap_err();
+        assert!(e.contains("`sideways`") && e.contains("h2zone"), "{e}");
     }
 }
