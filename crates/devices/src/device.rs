@@ -162,6 +162,15 @@ pub trait Device {
     /// utilisation.
     fn stats(&self, elapsed_ns: Ns) -> DeviceStats;
 
+    /// Sets where a rotating disk's platters stand relative to the host's clock
+    /// (`zonelab_media::disk::DiskMechanics::set_spindle_phase_ns`): an
+    /// experiment draws it to make runs that real hardware would make differ.
+    /// Returns `false`, changing nothing, on a device without a spindle.
+    fn set_spindle_phase_ns(&mut self, phase_ns: Ns) -> bool {
+        let _ = phase_ns;
+        false
+    }
+
     /// A copy of the device in its current state (zones, timelines, counters), for
     /// experiments that snapshot a loaded system and run several workloads from
     /// it; `None` for models that do not support it.

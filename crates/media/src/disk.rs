@@ -15,8 +15,12 @@
 //! - **Seek curve.** DiskSim's three-point model: `seek(0) = 0`,
 //!   `seek(1) = single-cylinder`, otherwise `a·√d + b·d + c` fitted through
 //!   (1, single), (cylinders/3, average) and (cylinders−1, full stroke).
-//! - **Rotation.** The platter angle is `t mod rotation` for absolute virtual time
-//!   `t`. A byte's angular position is its offset in the track plus a per-track skew
+//! - **Rotation.** The platter angle is `(t + spindle phase) mod rotation` for
+//!   absolute virtual time `t`. The spindle phase is 0 unless a caller sets it
+//!   ([`DiskMechanics::set_spindle_phase_ns`]): the drive's spindle and the host's
+//!   clock run from independent crystals (tens of ppm apart), so where the platter
+//!   stands at a given host time is neither controlled nor repeatable between real
+//!   runs; a seeded phase is how an experiment draws it. A byte's angular position is its offset in the track plus a per-track skew
 //!   equal to the cumulative switch time of the tracks before it (a head switch, or
 //!   `max(head switch, seek(1))` into the next cylinder), so a transfer that runs
 //!   off the end of a track continues on the next one after exactly the switch time
@@ -534,6 +538,8 @@ pub struct DiskMechanics {
     stream_end_offset: u64,
     stream_end_ns: Ns,
     stream_valid: bool,
+    /// Platter angle (as a time within one rotation) at virtual time 0.
+    spindle_phase_ns: Ns,
     counters: DiskCounters,
 }
 
@@ -559,6 +565,7 @@ impl DiskMechanics {
             stream_end_offset: 0,
             stream_end_ns: 0,
             stream_valid: false,
+            spindle_phase_ns: 0,
             counters: DiskCounters::default(),
         }
     }
@@ -597,7 +604,8 @@ impl DiskMechanics {
     fn rotate_and_transfer(&self, arrive_ns: Ns, pos: TrackPos, xfer_ns: Ns) -> (Ns, Ns, Ns) {
         let rotation = self.geometry.rotation_ns;
         let phase = self.geometry.phase_ns(pos);
-        let wait = (phase + rotation - arrive_ns % rotation) % rotation;
+        let angle = (arrive_ns % rotation + self.spindle_phase_ns) % rotation;
+        let wait = (phase + rotation - angle) % rotation;
         let media_start = arrive_ns + wait;
         (wait, media_start, media_start + xfer_ns)
     }
@@ -645,6 +653,23 @@ impl DiskMechanics {
     /// sector even if it starts where the last transfer ended. A drive-side cache
     /// that restarts writing after a pause (a flush batch) has missed the next
     /// sector and waits for it to come round, which this models.
+    /// Sets where the platter stands relative to the host's clock: from now on the
+    /// angle at time `t` is `(t + phase_ns) mod rotation`. Ends a running stream
+    /// (its next byte no longer passes the head when the stream expected) if the
+    /// phase changes.
+    pub fn set_spindle_phase_ns(&mut self, phase_ns: Ns) {
+        let phase_ns = phase_ns % self.geometry.rotation_ns;
+        if phase_ns != self.spindle_phase_ns {
+            self.spindle_phase_ns = phase_ns;
+            self.stream_valid = false;
+        }
+    }
+
+    /// The platter angle at virtual time 0 (see [`Self::set_spindle_phase_ns`]).
+    pub fn spindle_phase_ns(&self) -> Ns {
+        self.spindle_phase_ns
+    }
+
     pub fn end_stream(&mut self) {
         self.stream_valid = false;
     }
@@ -905,6 +930,28 @@ mod tests {
         let c = d.access(10 * rot, half, 4096);
         let expect = (half as u128 * rot as u128 / tb as u128) as Ns;
         assert_eq!(c.rotational_wait_ns, expect);
+    }
+
+    #[test]
+    fn the_spindle_phase_shifts_every_rotational_wait_and_ends_the_stream() {
+        let mut d = DiskMechanics::new(&params());
+        let rot = d.geometry().rotation_ns();
+        let quarter = rot / 4;
+        // Byte 0 of track 0 is under the head at t mod rot == 0 with phase 0; with
+        // the platter a quarter turn ahead it comes round three quarters later.
+        d.set_spindle_phase_ns(quarter + 5 * rot);
+        assert_eq!(d.spindle_phase_ns(), quarter);
+        let a = d.access(0, 0, 4096);
+        assert_eq!(a.rotational_wait_ns, rot - quarter);
+        // A sequential follow-up streams, until the phase moves.
+        let b = d.access(a.done_ns, 4096, 4096);
+        assert!(b.streamed);
+        d.set_spindle_phase_ns(quarter);
+        let c = d.access(b.done_ns, 8192, 4096);
+        assert!(c.streamed, "the same phase again changes nothing");
+        d.set_spindle_phase_ns(0);
+        let e = d.access(c.done_ns, 12288, 4096);
+        assert!(!e.streamed);
     }
 
     #[test]

@@ -148,6 +148,11 @@ impl CmrHdd {
 }
 
 impl Device for CmrHdd {
+    fn set_spindle_phase_ns(&mut self, phase_ns: Ns) -> bool {
+        self.core.mech.set_spindle_phase_ns(phase_ns);
+        true
+    }
+
     fn info(&self) -> &DeviceInfo {
         &self.info
     }

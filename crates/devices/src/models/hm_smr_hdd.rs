@@ -221,6 +221,11 @@ impl HmSmrHdd {
 }
 
 impl Device for HmSmrHdd {
+    fn set_spindle_phase_ns(&mut self, phase_ns: Ns) -> bool {
+        self.core.mech.set_spindle_phase_ns(phase_ns);
+        true
+    }
+
     fn boxed_clone(&self) -> Option<Box<dyn Device>> {
         Some(Box::new(self.clone()))
     }

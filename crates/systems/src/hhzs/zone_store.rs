@@ -832,6 +832,16 @@ impl ZoneFileStore {
         self.devices[d].device.stats(elapsed_ns)
     }
 
+    /// Sets the spindle phase of every rotating device of the store
+    /// (`Device::set_spindle_phase_ns`); returns how many have a spindle.
+    pub fn set_spindle_phases_ns(&mut self, phase_ns: Ns) -> usize {
+        self.devices
+            .iter_mut()
+            .map(|d| d.device.set_spindle_phase_ns(phase_ns))
+            .filter(|&spins| spins)
+            .count()
+    }
+
     pub fn device_count(&self) -> usize {
         self.devices.len()
     }
