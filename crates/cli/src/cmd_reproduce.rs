@@ -154,7 +154,7 @@ fn print_claims(result: &ReproduceResult) {
             vec![
                 c.id.clone(),
                 c.paper.to_string(),
-                match c.spread {
+                match &c.spread {
                     // The median of several draws, with their range.
                     Some(sp) => format!("{} [{}..{}]", c.measured, sp.min, sp.max),
                     None => c.measured.to_string(),

@@ -1,13 +1,12 @@
 //! Experiment (issue 14): HHZS / B3 load throughput across scales, each load stopped
-//! at the end points `reproduce hhzs` uses, with the median and range, plus the SSTs
+//! at the end points (draws) `reproduce hhzs` uses, with the median and range, plus the SSTs
 //! relocated, the WAL bytes written outside the WAL/cache pool and the WAL-full
 //! flushes. At scale 0.253 an SST (1,011.2 MiB × scale) outgrows one 256 MiB HDD
 //! zone; the ratio should not drop there.
 //! `cargo run --release -p zonelab-experiments --example hhzs_load_sweep -- [scales,...] [seed]`
 
-use zonelab_experiments::hhzs_eval::{
-    end_points, run_load_job_at, LoadJob, Scheme, END_POINTS, END_POINT_SPREAD,
-};
+use zonelab_experiments::hhzs_eval::{run_load_job_at, LoadJob, Scheme};
+use zonelab_experiments::hhzs_load_draws::{LoadDraws, LoadPlan};
 use zonelab_experiments::hhzs_setup::{HybridSetup, PAPER_RECORDS};
 use zonelab_experiments::reproduce_result::median;
 
@@ -22,14 +21,14 @@ fn main() {
     for scale in scales {
         let setup = HybridSetup::paper(scale);
         let records = ((PAPER_RECORDS as f64 * scale).round() as u64).max(1000);
-        let ends = end_points(records, END_POINTS, END_POINT_SPREAD, seed);
+        let plan = LoadPlan::new(LoadDraws::default(), records, seed);
         let run = |scheme| {
             let job = LoadJob {
                 scheme,
                 ssd_zones: 20,
                 workloads: Vec::new(),
             };
-            run_load_job_at(&setup, &job, &ends).expect("load")
+            run_load_job_at(&setup, &job, &plan).expect("load")
         };
         let (b3, hhzs) = (run(Scheme::Basic(3)), run(Scheme::Hhzs));
         let ratios: Vec<f64> = b3

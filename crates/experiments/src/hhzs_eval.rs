@@ -1,11 +1,13 @@
 //! The HHZS evaluation runner (`papers/hhzs.txt` §4): the schemes of §4.1 and
-//! Exp#2, a load per (scheme, SSD size) that is snapshotted at several end points
-//! (record counts around the paper's), workloads run on forks of each snapshot (the
+//! Exp#2, a load per (scheme, SSD size) drawn several times as a [`LoadPlan`] says
+//! (branches with spindle phases of their own, or end points of one load:
+//! [`crate::hhzs_load_draws`]), workloads run on forks of each end point (the
 //! paper reloads before each workload; forking the loaded simulated state gives the
 //! same starting point without the reload), and a runner that spreads independent
 //! loads over the machine's cores. Results are gathered by index, so they do not
 //! depend on thread timing.
 
+use crate::hhzs_load_draws::{EndPoint, LoadPlan};
 use crate::hhzs_setup::{HybridSetup, TakeOps, YcsbOps};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -122,64 +124,26 @@ pub fn ssd_share(store: &ZoneFileStore) -> Vec<Option<f64>> {
     out
 }
 
-/// Load end points per scheme in `reproduce hhzs` (issue 14): claims are judged on
-/// the median of the ratios at these end points, and report their range.
-pub const END_POINTS: usize = 5;
-/// End points lie within ±2 % of the paper's record count.
-pub const END_POINT_SPREAD: f64 = 0.02;
-
-/// Where a load stops and how the workloads from there draw their operations:
-/// `records` loaded, then every workload with `record_count = records` and its run
-/// phase seeded with `run_seed`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EndPoint {
-    pub records: u64,
-    pub run_seed: u64,
-}
-
-/// `count` end points around `records`: the first at `records` with `seed`, the
-/// others at `records × (1 + δ)` with δ drawn uniformly in ±`spread` and run seeds
-/// drawn from `seed` (issue 14: one load is one draw; the end of a load decides
-/// which compactions are in flight when the workloads start).
-pub fn end_points(records: u64, count: usize, spread: f64, seed: u64) -> Vec<EndPoint> {
-    let mut out = vec![EndPoint {
-        records,
-        run_seed: seed,
-    }];
-    let mut x = seed;
-    for _ in 1..count {
-        x = zonelab_engine::rng::splitmix64(x ^ 0x5eed_e4d5);
-        let u = (x >> 11) as f64 / (1u64 << 53) as f64;
-        let delta = spread * (2.0 * u - 1.0);
-        out.push(EndPoint {
-            records: ((records as f64) * (1.0 + delta)).round().max(1.0) as u64,
-            run_seed: zonelab_engine::rng::splitmix64(x),
-        });
-    }
-    out
-}
-
-/// Loads one scheme and runs its workloads on the calling thread.
+/// Loads one scheme and runs its workloads on the calling thread: one load to
+/// `records` with `seed`'s spindle phase and run seed.
 pub fn run_load_job(
     base: &HybridSetup,
     job: &LoadJob,
     records: u64,
     seed: u64,
 ) -> Result<LoadResult, String> {
-    let ends = [EndPoint {
-        records,
-        run_seed: seed,
-    }];
-    Ok(run_load_job_at(base, job, &ends)?.remove(0))
+    Ok(run_load_job_at(base, job, &LoadPlan::single(records, seed))?.remove(0))
 }
 
-/// Loads one scheme once, stopping at each end point (in order of records) to run
-/// its workloads on forks of the loaded state; one result per end point, in the
-/// order of `ends`.
+/// Draws one scheme's load as `plan` says and runs its workloads from every end
+/// point on forks of the loaded state; one result per end point, in the order of
+/// `plan.ends`. Without a branch point the load is one simulation stopped at each
+/// end point in order of records; with one, each end point is a branch forked
+/// from the load at that point that goes on with its own spindle phase.
 pub fn run_load_job_at(
     base: &HybridSetup,
     job: &LoadJob,
-    ends: &[EndPoint],
+    plan: &LoadPlan,
 ) -> Result<Vec<LoadResult>, String> {
     let ctx = |e: String| {
         format!(
@@ -191,43 +155,87 @@ pub fn run_load_job_at(
     let mut setup = base.clone();
     setup.ssd_zones = job.ssd_zones;
     let mut db = open_scheme(&setup, job.scheme).map_err(ctx)?;
-    let most = ends.iter().map(|e| e.records).max().unwrap_or(0);
+    db.storage_mut()
+        .set_spindle_phases_ns(plan.load_spindle_phase_ns);
+    let most = plan.ends.iter().map(|e| e.records).max().unwrap_or(0);
     let load_spec = setup.load_spec(most);
     let mut load_ops = YcsbOps {
         inner: load_spec.load().map_err(|e| ctx(e.to_string()))?,
     };
-    let mut order: Vec<usize> = (0..ends.len()).collect();
-    order.sort_by_key(|&i| (ends[i].records, i));
-    let mut results: Vec<Option<LoadResult>> = vec![None; ends.len()];
-    let mut loaded = 0u64;
-    let mut load: Option<LsmSummary> = None;
-    for i in order {
-        let end = ends[i];
-        let mut more = TakeOps {
-            inner: &mut load_ops,
-            left: end.records - loaded,
-        };
-        let summary = match load {
-            None => db.run_ops(&mut more, 0),
-            Some(_) => db.continue_ops(&mut more),
+    let mut results: Vec<Option<LoadResult>> = vec![None; plan.ends.len()];
+    if let Some(branch_at) = plan.branch_at_records {
+        // Branch point 0: independent loads, each from the empty store.
+        if branch_at > 0 {
+            db.run_ops(
+                &mut TakeOps {
+                    inner: &mut load_ops,
+                    left: branch_at,
+                },
+                0,
+            )
+            .map_err(|e| ctx(e.to_string()))?;
         }
-        .map_err(|e| ctx(e.to_string()))?;
-        loaded = end.records;
-        load = Some(summary.clone());
-        let workloads = run_workloads(&db, &job.workloads, end).map_err(ctx)?;
-        results[i] = Some(LoadResult {
-            scheme: job.scheme,
-            ssd_zones: job.ssd_zones,
-            load: summary,
-            workloads,
-            relocations: db.storage().relocations(),
-            wal_outside_pool_bytes: db.storage().wal_outside_pool_bytes(),
-        });
+        for (i, end) in plan.ends.iter().enumerate() {
+            let store = db.storage().try_clone().map_err(|e| ctx(e.to_string()))?;
+            let mut branch: LsmDb<ZoneFileStore> = db.fork_with(store);
+            branch
+                .storage_mut()
+                .set_spindle_phases_ns(end.spindle_phase_ns);
+            let mut ops = load_ops.clone();
+            let mut rest = TakeOps {
+                inner: &mut ops,
+                left: end.records.saturating_sub(branch_at),
+            };
+            let summary = if branch_at > 0 {
+                branch.continue_ops(&mut rest)
+            } else {
+                branch.run_ops(&mut rest, 0)
+            }
+            .map_err(|e| ctx(e.to_string()))?;
+            results[i] = Some(finish_end_point(&branch, job, summary, *end).map_err(ctx)?);
+        }
+    } else {
+        let mut order: Vec<usize> = (0..plan.ends.len()).collect();
+        order.sort_by_key(|&i| (plan.ends[i].records, i));
+        let mut loaded = 0u64;
+        for i in order {
+            let end = plan.ends[i];
+            let mut more = TakeOps {
+                inner: &mut load_ops,
+                left: end.records - loaded,
+            };
+            let summary = if loaded == 0 {
+                db.run_ops(&mut more, 0)
+            } else {
+                db.continue_ops(&mut more)
+            }
+            .map_err(|e| ctx(e.to_string()))?;
+            loaded = end.records;
+            results[i] = Some(finish_end_point(&db, job, summary, end).map_err(ctx)?);
+        }
     }
     Ok(results
         .into_iter()
         .map(|r| r.expect("every end point"))
         .collect())
+}
+
+/// Runs the workloads from a load stopped at `end` and gathers its result.
+fn finish_end_point(
+    db: &LsmDb<ZoneFileStore>,
+    job: &LoadJob,
+    load: LsmSummary,
+    end: EndPoint,
+) -> Result<LoadResult, String> {
+    let workloads = run_workloads(db, &job.workloads, end)?;
+    Ok(LoadResult {
+        scheme: job.scheme,
+        ssd_zones: job.ssd_zones,
+        load,
+        workloads,
+        relocations: db.storage().relocations(),
+        wal_outside_pool_bytes: db.storage().wal_outside_pool_bytes(),
+    })
 }
 
 /// Runs each workload on a fork of `db` (loaded to `end.records`).
@@ -281,7 +289,7 @@ fn run_workloads(
 pub fn run_load_jobs(
     setup: &HybridSetup,
     jobs: &[LoadJob],
-    ends: &[EndPoint],
+    plan: &LoadPlan,
     threads: usize,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<Vec<LoadResult>>, String> {
@@ -304,7 +312,7 @@ pub fn run_load_jobs(
             scope.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::SeqCst);
                 let Some(&i) = order.get(k) else { break };
-                let r = run_load_job_at(setup, &jobs[i], ends);
+                let r = run_load_job_at(setup, &jobs[i], plan);
                 results.lock().expect("results")[i] = Some(r);
                 done.fetch_add(1, Ordering::SeqCst);
             });
@@ -334,21 +342,56 @@ pub fn run_load_jobs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hhzs_setup::PAPER_RECORDS;
+    use zonelab_workloads::ycsb::workload;
+
+    /// A small HHZS load (its lower levels on the HDD) and 2,000 YCSB A operations,
+    /// drawn as `plan` says.
+    fn run(plan: &LoadPlan) -> LoadResult {
+        let scale = 0.002;
+        let setup = HybridSetup::paper(scale);
+        let mut spec = workload('a').expect("preset");
+        spec.operation_count = 2_000;
+        spec.field_count = 1;
+        spec.field_length_bytes = setup.options.value_bytes;
+        let job = LoadJob {
+            scheme: Scheme::Hhzs,
+            ssd_zones: 20,
+            workloads: vec![WorkloadJob {
+                id: "ycsb-a".into(),
+                spec,
+                migration_bytes_per_s: None,
+            }],
+        };
+        run_load_job_at(&setup, &job, plan).expect("load").remove(0)
+    }
 
     #[test]
-    fn end_points_spread_around_the_record_count_and_follow_the_seed() {
-        let a = end_points(1_000_000, 5, 0.02, 7);
-        assert_eq!(
-            a[0],
-            EndPoint {
-                records: 1_000_000,
-                run_seed: 7
-            }
+    fn a_branch_keeping_the_spindle_phase_is_the_load_itself_and_another_phase_another_run() {
+        let records = (PAPER_RECORDS as f64 * 0.002) as u64;
+        let plan = |branch_at_records, phase| LoadPlan {
+            load_spindle_phase_ns: 1_234_567,
+            branch_at_records,
+            ends: vec![EndPoint {
+                records,
+                run_seed: 3,
+                spindle_phase_ns: phase,
+            }],
+        };
+        let one = run(&plan(None, 1_234_567));
+        let branch = run(&plan(Some(records * 9 / 10), 1_234_567));
+        assert_eq!(one.load, branch.load);
+        assert_eq!(one.workloads, branch.workloads);
+        // The load left data on the HDD, whose spindle the phase turns.
+        let shares = &one.workloads["ycsb-a"].ssd_share_pct;
+        assert!(
+            shares.iter().flatten().any(|&pct| pct < 100.0),
+            "{shares:?}"
         );
-        assert!(a.iter().all(|e| (980_000..=1_020_000).contains(&e.records)));
-        let distinct: std::collections::BTreeSet<u64> = a.iter().map(|e| e.records).collect();
-        assert_eq!(distinct.len(), 5);
-        assert_eq!(a, end_points(1_000_000, 5, 0.02, 7));
-        assert_ne!(a[1..], end_points(1_000_000, 5, 0.02, 8)[1..]);
+        // Branch point 0: a load of its own from the empty store.
+        let fresh = run(&plan(Some(0), 1_234_567));
+        assert_eq!(one.load, fresh.load);
+        let other = run(&plan(Some(records * 9 / 10), 4_567_890));
+        assert_ne!(one.load, other.load, "another spindle phase is another run");
     }
 }

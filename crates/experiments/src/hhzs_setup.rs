@@ -152,6 +152,7 @@ pub fn key_code(keynum: u64) -> u64 {
 
 /// Turns a YCSB phase into LSM operations. Updates are puts of the whole record
 /// (RocksDB's YCSB binding rewrites the record).
+#[derive(Clone)]
 pub struct YcsbOps<I: Iterator<Item = YcsbOp>> {
     pub inner: I,
 }

@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod hhzs_eval;
+pub mod hhzs_load_draws;
 pub mod hhzs_setup;
 pub mod replay;
 pub mod report;

@@ -25,11 +25,13 @@ pub struct Claim {
 }
 
 /// The range of the draws behind a median.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Spread {
     pub min: f64,
     pub max: f64,
     pub draws: usize,
+    /// Every draw, in draw order (paired draws of two schemes share an index).
+    pub values: Vec<f64>,
 }
 
 /// The median of `values` (the mean of the middle two for an even count; 0 for none).
@@ -53,6 +55,7 @@ impl Claim {
                 min: round_sig(min),
                 max: round_sig(max),
                 draws: draws.len(),
+                values: draws.iter().map(|&v| round_sig(v)).collect(),
             });
         }
         self

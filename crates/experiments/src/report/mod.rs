@@ -127,9 +127,15 @@ pub fn render_report(r: &ReproduceResult) -> String {
             escape(&c.id),
             escape(&c.description),
             c.paper,
-            match c.spread {
+            match &c.spread {
                 // The median of several draws, with their range.
-                Some(sp) => format!("{} <small>[{}..{}]</small>", c.measured, sp.min, sp.max),
+                Some(sp) => format!(
+                    "{} <small title=\"draws: {}\">[{}..{}]</small>",
+                    c.measured,
+                    sp.values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "),
+                    sp.min,
+                    sp.max
+                ),
                 None => c.measured.to_string(),
             },
             escape(&c.unit),

@@ -1,19 +1,21 @@
 //! `zonelab reproduce hhzs`: HHZS's evaluation (`papers/hhzs.txt` §4.2, Exp#1–#6)
 //! — B1–B4, AUTO, B3+M, P, P+M and HHZS (P+M+C) on ZN540 + ST14000NM0007 under
-//! YCSB, each scheme loaded once per SSD size and every workload run on a fork of
-//! the loaded state (see `hhzs_eval`).
+//! YCSB, each scheme's load drawn several times per SSD size (`hhzs_load_draws`)
+//! and every workload run on a fork of each draw's loaded state (`hhzs_eval`).
 
 use super::{ProgressSink, ReproduceError, RunOptions, Target};
-use crate::hhzs_eval::{
-    end_points, run_load_jobs, LoadJob, LoadResult, Scheme, WorkloadJob, WorkloadResult,
-    END_POINTS, END_POINT_SPREAD,
-};
+use crate::hhzs_eval::{run_load_jobs, LoadJob, LoadResult, Scheme, WorkloadJob, WorkloadResult};
+use crate::hhzs_load_draws::{LoadDraws, LoadPlan};
 use crate::hhzs_setup::{HybridSetup, PAPER_RECORDS};
 use crate::reproduce_result::{median, Claim, Figure, ReproduceResult, Series};
 use zonelab_engine::time::MIB;
 use zonelab_workloads::ycsb::{custom, workload, CoreWorkloadSpec};
 
-pub struct HhzsTarget;
+/// The target; `draws` says how each scheme's load is drawn (default: branches).
+#[derive(Debug, Clone, Default)]
+pub struct HhzsTarget {
+    pub draws: LoadDraws,
+}
 
 const W: [(&str, f64, f64); 4] = [
     ("w1", 0.1, 0.9),
@@ -225,9 +227,11 @@ impl Target for HhzsTarget {
             value_bytes: setup.options.value_bytes,
         };
         let jobs = jobs(&plan);
-        let ends = end_points(plan.records, END_POINTS, END_POINT_SPREAD, opts.seed);
+        self.draws.validate().map_err(ReproduceError::Run)?;
+        let load_plan = LoadPlan::new(self.draws, plan.records, opts.seed);
+        let ends = &load_plan.ends;
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let all = run_load_jobs(&setup, &jobs, &ends, threads, &mut |d, t| {
+        let all = run_load_jobs(&setup, &jobs, &load_plan, threads, &mut |d, t| {
             progress.step(d as u64, t as u64, "loads and workloads")
         })
         .map_err(ReproduceError::Run)?;
@@ -757,8 +761,9 @@ impl Target for HhzsTarget {
             plan.records, plan.n1, plan.n5
         )];
         notes.push(format!(
-            "Every load stopped at {} end points ({} records; run seeds {}); each claim is the median of its ratio over them, with the range in brackets; figures show medians, Fig. 5(b) the first end point.",
+            "Every load drawn {} times: {} ({} records; run seeds {}); each claim is the median of its ratio over the draws (end points), with the range in brackets; figures show medians, Fig. 5(b) the first end point.",
             ends.len(),
+            self.draws.describe(),
             ends.iter().map(|e| e.records.to_string()).collect::<Vec<_>>().join(", "),
             ends.iter().map(|e| e.run_seed.to_string()).collect::<Vec<_>>().join(", "),
         ));

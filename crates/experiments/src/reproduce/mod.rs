@@ -9,7 +9,7 @@ mod conzone_fs_report;
 mod conzone_runs;
 mod conzone_streams;
 mod devices_table1;
-mod hhzs;
+pub mod hhzs;
 mod hhzs_motivation;
 pub mod main_job;
 mod mios;
@@ -95,7 +95,7 @@ pub fn targets() -> Vec<Box<dyn Target>> {
         Box::new(mu_rmw_sensitivity::MuRmwSensitivityTarget),
         Box::new(mios::MiosTarget),
         Box::new(hhzs_motivation::HhzsMotivationTarget),
-        Box::new(hhzs::HhzsTarget),
+        Box::new(hhzs::HhzsTarget::default()),
         Box::new(znsage::ZnsageTarget),
         Box::new(conzone::ConZoneTarget),
         Box::new(placement::PlacementTarget),
