@@ -3,7 +3,8 @@
 //! and with end points of one load. Writes `DIR/results.json` (as `reproduce`
 //! does) and prints the claims held.
 //! `cargo run --release -p zonelab-experiments --example hhzs_load_draws -- SCALE SEED DRAWS DIR`
-//! DRAWS: `independent:COUNT` (the default of `reproduce hhzs` is `independent:3`),
+//! DRAWS: `independent:COUNT[:SPREAD]` (the default of `reproduce hhzs` is
+//! `independent:3`; a SPREAD draws each load's record count within ±SPREAD),
 //! `branches:COUNT:FRACTION` (e.g. `branches:5:0.9`) or `endpoints:COUNT:SPREAD`
 //! (e.g. `endpoints:5:0.02`, the behaviour before).
 
@@ -18,7 +19,10 @@ fn parse_draws(s: &str) -> Result<LoadDraws, String> {
     };
     let count: usize = parts.get(1).ok_or_else(bad)?.parse().map_err(|_| bad())?;
     if parts[0] == "independent" && parts.len() == 2 {
-        return Ok(LoadDraws::IndependentLoads { count });
+        return Ok(LoadDraws::IndependentLoads {
+            count,
+            record_spread: 0.0,
+        });
     }
     if parts.len() != 3 {
         return Err(bad());
@@ -30,6 +34,10 @@ fn parse_draws(s: &str) -> Result<LoadDraws, String> {
             branch_fraction: x,
         },
         "endpoints" => LoadDraws::EndPointsOfOneLoad { count, spread: x },
+        "independent" => LoadDraws::IndependentLoads {
+            count,
+            record_spread: x,
+        },
         _ => return Err(bad()),
     };
     draws.validate()?;

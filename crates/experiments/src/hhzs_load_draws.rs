@@ -30,9 +30,10 @@ use zonelab_engine::Ns;
 /// Draws of a load per (scheme, SSD size) in `reproduce hhzs`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum LoadDraws {
-    /// `count` loads from the empty store, each with a spindle phase of its own,
-    /// to the record count: the paper's procedure repeated.
-    IndependentLoads { count: usize },
+    /// `count` loads from the empty store, each with a spindle phase of its own:
+    /// the first to the record count, the others to record counts drawn within
+    /// ±`record_spread` (a fraction) of it (0: the paper's procedure repeated).
+    IndependentLoads { count: usize, record_spread: f64 },
     /// One load to `branch_fraction` of the record count, then `count` branches,
     /// each with its own spindle phase, to the record count (fraction 0 is
     /// `IndependentLoads`).
@@ -48,14 +49,17 @@ impl Default for LoadDraws {
     /// (docs/hhzs.md, "One load is one draw"), and that 3 draws give the verdicts
     /// of 5 on 62–66 of 64–66 claims at 1.6× less load time.
     fn default() -> Self {
-        LoadDraws::IndependentLoads { count: 3 }
+        LoadDraws::IndependentLoads {
+            count: 3,
+            record_spread: 0.0,
+        }
     }
 }
 
 impl LoadDraws {
     pub fn count(&self) -> usize {
         match *self {
-            LoadDraws::IndependentLoads { count }
+            LoadDraws::IndependentLoads { count, .. }
             | LoadDraws::Branches { count, .. }
             | LoadDraws::EndPointsOfOneLoad { count, .. } => count,
         }
@@ -71,7 +75,11 @@ impl LoadDraws {
             } if !(0.0..1.0).contains(&branch_fraction) => Err(format!(
                 "load draws: branch fraction {branch_fraction} is not in [0, 1)"
             )),
-            LoadDraws::EndPointsOfOneLoad { spread, .. } if !(0.0..0.5).contains(&spread) => {
+            LoadDraws::EndPointsOfOneLoad { spread, .. }
+            | LoadDraws::IndependentLoads {
+                record_spread: spread,
+                ..
+            } if !(0.0..0.5).contains(&spread) => {
                 Err(format!("load draws: spread {spread} is not in [0, 0.5)"))
             }
             _ => Ok(()),
@@ -84,8 +92,19 @@ impl LoadDraws {
             LoadDraws::Branches {
                 count,
                 branch_fraction,
-            } if branch_fraction == 0.0 => LoadDraws::IndependentLoads { count }.describe(),
-            LoadDraws::IndependentLoads { count } => {
+            } if branch_fraction == 0.0 => LoadDraws::IndependentLoads {
+                count,
+                record_spread: 0.0,
+            }
+            .describe(),
+            LoadDraws::IndependentLoads {
+                count,
+                record_spread,
+            } if record_spread > 0.0 => format!(
+                "{count} independent loads, each with a spindle phase of its own, to record counts within ±{:.1} %",
+                100.0 * record_spread
+            ),
+            LoadDraws::IndependentLoads { count, .. } => {
                 format!("{count} independent loads, each with a spindle phase of its own")
             }
             LoadDraws::Branches {
@@ -144,15 +163,25 @@ impl LoadPlan {
         };
         let mut ends = Vec::with_capacity(draws.count());
         match draws {
-            LoadDraws::IndependentLoads { count } | LoadDraws::Branches { count, .. } => {
+            LoadDraws::IndependentLoads { count, .. } | LoadDraws::Branches { count, .. } => {
+                let spread = match draws {
+                    LoadDraws::IndependentLoads { record_spread, .. } => record_spread,
+                    _ => 0.0,
+                };
                 for i in 0..count {
                     let r = if i == 0 {
                         splitmix64(seed ^ 0xb4a9_c0de)
                     } else {
                         next()
                     };
+                    let u = (r >> 11) as f64 / (1u64 << 53) as f64;
+                    let delta = if i == 0 {
+                        0.0
+                    } else {
+                        spread * (2.0 * u - 1.0)
+                    };
                     ends.push(EndPoint {
-                        records,
+                        records: ((records as f64) * (1.0 + delta)).round().max(1.0) as u64,
                         run_seed: if i == 0 { seed } else { splitmix64(r) },
                         spindle_phase_ns: phase_draw(r ^ 0x0b7a_4c4e),
                     });
@@ -264,18 +293,66 @@ mod tests {
         let three = LoadPlan::new(LoadDraws::default(), 1_000_000, 7);
         assert_eq!(
             LoadDraws::default(),
-            LoadDraws::IndependentLoads { count: 3 }
+            LoadDraws::IndependentLoads {
+                count: 3,
+                record_spread: 0.0,
+            }
         );
         assert_eq!(three.branch_at_records, Some(0));
         assert!(three.ends.iter().all(|e| e.records == 1_000_000));
         // Five loads begin with the same three: a plan can grow without redrawing.
-        let five = LoadPlan::new(LoadDraws::IndependentLoads { count: 5 }, 1_000_000, 7);
+        let five = LoadPlan::new(
+            LoadDraws::IndependentLoads {
+                count: 5,
+                record_spread: 0.0,
+            },
+            1_000_000,
+            7,
+        );
         assert_eq!(five.ends[..3], three.ends[..]);
         let as_branches = LoadDraws::Branches {
             count: 3,
             branch_fraction: 0.0,
         };
         assert_eq!(LoadPlan::new(as_branches, 1_000_000, 7), three);
+    }
+
+    #[test]
+    fn independent_loads_may_draw_their_record_counts_too() {
+        let draws = LoadDraws::IndependentLoads {
+            count: 5,
+            record_spread: 0.02,
+        };
+        let a = LoadPlan::new(draws, 1_000_000, 7);
+        assert_eq!(a.branch_at_records, Some(0));
+        assert_eq!(a.ends[0].records, 1_000_000);
+        assert!(a
+            .ends
+            .iter()
+            .all(|e| (980_000..=1_020_000).contains(&e.records)));
+        let records: std::collections::BTreeSet<u64> = a.ends.iter().map(|e| e.records).collect();
+        assert_eq!(records.len(), 5);
+        // The same phases and run seeds as without the spread: only the counts move.
+        let fixed = LoadPlan::new(
+            LoadDraws::IndependentLoads {
+                count: 5,
+                record_spread: 0.0,
+            },
+            1_000_000,
+            7,
+        );
+        for (x, y) in a.ends.iter().zip(&fixed.ends) {
+            assert_eq!(
+                (x.run_seed, x.spindle_phase_ns),
+                (y.run_seed, y.spindle_phase_ns)
+            );
+        }
+        assert!(LoadDraws::IndependentLoads {
+            count: 3,
+            record_spread: 0.6
+        }
+        .validate()
+        .is_err());
     }
 
     #[test]
