@@ -161,50 +161,33 @@ impl LoadPlan {
             x = splitmix64(x ^ 0x5eed_e4d5);
             x
         };
-        let mut ends = Vec::with_capacity(draws.count());
-        match draws {
-            LoadDraws::IndependentLoads { count, .. } | LoadDraws::Branches { count, .. } => {
-                let spread = match draws {
-                    LoadDraws::IndependentLoads { record_spread, .. } => record_spread,
-                    _ => 0.0,
-                };
-                for i in 0..count {
-                    let r = if i == 0 {
-                        splitmix64(seed ^ 0xb4a9_c0de)
-                    } else {
-                        next()
-                    };
-                    let u = (r >> 11) as f64 / (1u64 << 53) as f64;
-                    let delta = if i == 0 {
-                        0.0
-                    } else {
-                        spread * (2.0 * u - 1.0)
-                    };
-                    ends.push(EndPoint {
-                        records: ((records as f64) * (1.0 + delta)).round().max(1.0) as u64,
-                        run_seed: if i == 0 { seed } else { splitmix64(r) },
-                        spindle_phase_ns: phase_draw(r ^ 0x0b7a_4c4e),
-                    });
-                }
-            }
+        // Each load draws its own spindle phase; the end points of one load share
+        // the load's. The end points keep the draws they had before the other
+        // kinds existed: the first at the record count with `seed`, then one each.
+        let (count, spread, first_draw, shared_phase_ns) = match draws {
+            LoadDraws::IndependentLoads {
+                count,
+                record_spread,
+            } => (count, record_spread, splitmix64(seed ^ 0xb4a9_c0de), None),
+            LoadDraws::Branches { count, .. } => (count, 0.0, splitmix64(seed ^ 0xb4a9_c0de), None),
             LoadDraws::EndPointsOfOneLoad { count, spread } => {
-                // The same draws as before the branches existed: the first end point
-                // at the record count with `seed`, then one draw each.
-                for i in 0..count {
-                    let r = if i == 0 { seed } else { next() };
-                    let u = (r >> 11) as f64 / (1u64 << 53) as f64;
-                    let delta = if i == 0 {
-                        0.0
-                    } else {
-                        spread * (2.0 * u - 1.0)
-                    };
-                    ends.push(EndPoint {
-                        records: ((records as f64) * (1.0 + delta)).round().max(1.0) as u64,
-                        run_seed: if i == 0 { seed } else { splitmix64(r) },
-                        spindle_phase_ns: load_spindle_phase_ns,
-                    });
-                }
+                (count, spread, seed, Some(load_spindle_phase_ns))
             }
+        };
+        let mut ends = Vec::with_capacity(count);
+        for i in 0..count {
+            let r = if i == 0 { first_draw } else { next() };
+            let u = (r >> 11) as f64 / (1u64 << 53) as f64;
+            let delta = if i == 0 {
+                0.0
+            } else {
+                spread * (2.0 * u - 1.0)
+            };
+            ends.push(EndPoint {
+                records: ((records as f64) * (1.0 + delta)).round().max(1.0) as u64,
+                run_seed: if i == 0 { seed } else { splitmix64(r) },
+                spindle_phase_ns: shared_phase_ns.unwrap_or_else(|| phase_draw(r ^ 0x0b7a_4c4e)),
+            });
         }
         let branch_at_records = match draws {
             LoadDraws::IndependentLoads { .. } => Some(0),
