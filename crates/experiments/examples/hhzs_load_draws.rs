@@ -12,38 +12,6 @@ use zonelab_experiments::hhzs_load_draws::LoadDraws;
 use zonelab_experiments::reproduce::hhzs::HhzsTarget;
 use zonelab_experiments::reproduce::{write_outputs, NoProgress, RunOptions, Target};
 
-fn parse_draws(s: &str) -> Result<LoadDraws, String> {
-    let parts: Vec<&str> = s.split(':').collect();
-    let bad = || {
-        format!("DRAWS `{s}`: expected independent:COUNT, branches:COUNT:FRACTION or endpoints:COUNT:SPREAD")
-    };
-    let count: usize = parts.get(1).ok_or_else(bad)?.parse().map_err(|_| bad())?;
-    if parts[0] == "independent" && parts.len() == 2 {
-        return Ok(LoadDraws::IndependentLoads {
-            count,
-            record_spread: 0.0,
-        });
-    }
-    if parts.len() != 3 {
-        return Err(bad());
-    }
-    let x: f64 = parts[2].parse().map_err(|_| bad())?;
-    let draws = match parts[0] {
-        "branches" => LoadDraws::Branches {
-            count,
-            branch_fraction: x,
-        },
-        "endpoints" => LoadDraws::EndPointsOfOneLoad { count, spread: x },
-        "independent" => LoadDraws::IndependentLoads {
-            count,
-            record_spread: x,
-        },
-        _ => return Err(bad()),
-    };
-    draws.validate()?;
-    Ok(draws)
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let run = || -> Result<(), String> {
@@ -56,7 +24,7 @@ fn main() {
         let seed: u64 = args[2]
             .parse()
             .map_err(|_| format!("SEED `{}` is not an integer", args[2]))?;
-        let draws = parse_draws(&args[3])?;
+        let draws: LoadDraws = args[3].parse()?;
         let target = HhzsTarget { draws };
         let opts = RunOptions {
             scale,

@@ -1,9 +1,9 @@
 //! The HHZS evaluation runner (`papers/hhzs.txt` §4): the schemes of §4.1 and
 //! Exp#2, a load per (scheme, SSD size) drawn several times as a [`LoadPlan`] says
-//! (branches with spindle phases of their own, or end points of one load:
-//! [`crate::hhzs_load_draws`]), workloads run on forks of each end point (the
-//! paper reloads before each workload; forking the loaded simulated state gives the
-//! same starting point without the reload), and a runner that spreads independent
+//! (independent loads or branches with spindle phases of their own, or end points
+//! of one load: [`crate::hhzs_load_draws`]), workloads run on forks of each end
+//! point (the paper reloads before each workload; forking the loaded simulated
+//! state gives the same starting point without the reload), and a runner that spreads independent
 //! loads over the machine's cores. Results are gathered by index, so they do not
 //! depend on thread timing.
 

@@ -122,6 +122,42 @@ impl LoadDraws {
     }
 }
 
+/// Parses `independent:COUNT[:SPREAD]`, `branches:COUNT:FRACTION` or
+/// `endpoints:COUNT:SPREAD` (the examples' DRAWS argument), checked by
+/// [`LoadDraws::validate`].
+impl std::str::FromStr for LoadDraws {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || {
+            format!(
+                "load draws `{s}`: expected independent:COUNT[:SPREAD], branches:COUNT:FRACTION or endpoints:COUNT:SPREAD"
+            )
+        };
+        let parts: Vec<&str> = s.split(':').collect();
+        let count: usize = parts.get(1).ok_or_else(bad)?.parse().map_err(|_| bad())?;
+        let x: f64 = match (parts[0], parts.len()) {
+            ("independent", 2) => 0.0,
+            (_, 3) => parts[2].parse().map_err(|_| bad())?,
+            _ => return Err(bad()),
+        };
+        let draws = match parts[0] {
+            "independent" => LoadDraws::IndependentLoads {
+                count,
+                record_spread: x,
+            },
+            "branches" => LoadDraws::Branches {
+                count,
+                branch_fraction: x,
+            },
+            "endpoints" => LoadDraws::EndPointsOfOneLoad { count, spread: x },
+            _ => return Err(bad()),
+        };
+        draws.validate()?;
+        Ok(draws)
+    }
+}
+
 /// Where one draw of a load stops and how the workloads from there draw their
 /// operations: `records` loaded, then every workload with `record_count = records`
 /// and its run phase seeded with `run_seed`. A branch runs its part of the load
@@ -336,6 +372,48 @@ mod tests {
         }
         .validate()
         .is_err());
+    }
+
+    #[test]
+    fn draws_parse_from_their_names_and_bad_ones_are_named() {
+        assert_eq!("independent:3".parse(), Ok(LoadDraws::default()));
+        assert_eq!(
+            "endpoints:5:0.02".parse(),
+            Ok(LoadDraws::EndPointsOfOneLoad {
+                count: 5,
+                spread: 0.02
+            })
+        );
+        assert_eq!(
+            "branches:5:0.9".parse(),
+            Ok(LoadDraws::Branches {
+                count: 5,
+                branch_fraction: 0.9
+            })
+        );
+        assert_eq!(
+            "independent:3:0.02".parse(),
+            Ok(LoadDraws::IndependentLoads {
+                count: 3,
+                record_spread: 0.02
+            })
+        );
+        for bad in [
+            "",
+            "independent",
+            "independent:x",
+            "branches:5",
+            "loads:3:0.1",
+            "endpoints:5:a",
+        ] {
+            let e = bad.parse::<LoadDraws>().unwrap_err();
+            assert!(
+                e.contains(&format!("`{bad}`")) && e.contains("expected"),
+                "{e}"
+            );
+        }
+        let e = "branches:5:1.5".parse::<LoadDraws>().unwrap_err();
+        assert!(e.contains("branch fraction 1.5"), "{e}");
     }
 
     #[test]

@@ -20,9 +20,10 @@
 //!   ([`DiskMechanics::set_spindle_phase_ns`]): the drive's spindle and the host's
 //!   clock run from independent crystals (tens of ppm apart), so where the platter
 //!   stands at a given host time is neither controlled nor repeatable between real
-//!   runs; a seeded phase is how an experiment draws it. A byte's angular position is its offset in the track plus a per-track skew
-//!   equal to the cumulative switch time of the tracks before it (a head switch, or
-//!   `max(head switch, seek(1))` into the next cylinder), so a transfer that runs
+//!   runs; a seeded phase is how an experiment draws it. A byte's angular position
+//!   is its offset in the track plus a per-track skew equal to the cumulative switch
+//!   time of the tracks before it (a head switch, or `max(head switch, seek(1))`
+//!   into the next cylinder), so a transfer that runs
 //!   off the end of a track continues on the next one after exactly the switch time
 //!   and loses no rotation.
 //! - **Positioning.** A cylinder change costs the seek (a head change overlaps

@@ -11,7 +11,8 @@ use crate::reproduce_result::{median, Claim, Figure, ReproduceResult, Series};
 use zonelab_engine::time::MIB;
 use zonelab_workloads::ycsb::{custom, workload, CoreWorkloadSpec};
 
-/// The target; `draws` says how each scheme's load is drawn (default: branches).
+/// The target; `draws` says how each scheme's load is drawn (default: 3
+/// independent loads).
 #[derive(Debug, Clone, Default)]
 pub struct HhzsTarget {
     pub draws: LoadDraws,
