@@ -22,6 +22,7 @@
 
 pub mod block_cache;
 pub mod db;
+pub mod fence_index;
 pub mod hints;
 pub mod ideal_storage;
 pub mod jobs;

@@ -86,7 +86,7 @@ pub fn plan_get(v: &Version, layout: &SstLayout, key: u64, fc: &mut FilterCounts
 pub fn plan_scan(v: &Version, layout: &SstLayout, key: u64, len: u64) -> Vec<Probe> {
     // A cursor per run: (file list of the run, file index, position in file).
     struct Cursor<'a> {
-        files: Vec<FileNo>,
+        files: &'a [FileNo],
         fi: usize,
         pos: usize,
         v: &'a Version,
@@ -108,10 +108,10 @@ pub fn plan_scan(v: &Version, layout: &SstLayout, key: u64, len: u64) -> Vec<Pro
         }
     }
     let mut cursors: Vec<Cursor> = Vec::new();
-    for &f in &v.levels[0] {
-        let pos = v.sst(f).lower_bound(key);
+    for f in &v.levels[0] {
+        let pos = v.sst(*f).lower_bound(key);
         cursors.push(Cursor {
-            files: vec![f],
+            files: std::slice::from_ref(f),
             fi: 0,
             pos,
             v,
@@ -124,12 +124,7 @@ pub fn plan_scan(v: &Version, layout: &SstLayout, key: u64, len: u64) -> Vec<Pro
             continue;
         }
         let pos = v.sst(files[fi]).lower_bound(key);
-        cursors.push(Cursor {
-            files: files.clone(),
-            fi,
-            pos,
-            v,
-        });
+        cursors.push(Cursor { files, fi, pos, v });
     }
     let mut out: Vec<Probe> = Vec::new();
     let mut last_block: Vec<Option<(FileNo, u64)>> = vec![None; cursors.len()];

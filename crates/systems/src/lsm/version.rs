@@ -2,14 +2,10 @@
 //! L0 files overlap and are kept newest first; every other level is sorted by key
 //! and its files never overlap (RocksDB's `VersionStorageInfo`).
 
+use super::fence_index::FenceIndex;
 use super::hints::FileNo;
 use super::layout::SstLayout;
 use std::sync::Arc;
-
-/// Keys per fence entry of [`Sst::lower_bound`]'s sparse index: 16 K fences (128 KiB)
-/// for a paper-scale 1 M-key SST, so the first search stays in cache and the second
-/// touches one or two cache lines.
-const FENCE_STRIDE: usize = 64;
 
 /// One SST: its keys (ordered key codes, see `lsm` module docs) and size.
 #[derive(Debug, Clone)]
@@ -18,9 +14,9 @@ pub struct Sst {
     pub level: u32,
     /// Sorted key codes; immutable once written, so forks share them.
     pub keys: Arc<[u64]>,
-    /// Every `FENCE_STRIDE`-th key: a sparse index that makes point lookups
-    /// cache-friendly (a simulator speed-up; it models nothing of RocksDB).
-    fences: Arc<[u64]>,
+    /// A sparse index over `keys` that makes point lookups cache-friendly (a
+    /// simulator speed-up; it models nothing of RocksDB).
+    fences: Arc<FenceIndex>,
     /// First and last key, kept inline: level searches compare them without
     /// touching the key array.
     smallest_key: u64,
@@ -32,7 +28,7 @@ pub struct Sst {
 impl Sst {
     /// An SST of `keys` (sorted, non-empty) at `level`.
     pub fn new(no: FileNo, level: u32, keys: Arc<[u64]>, file_bytes: u64) -> Self {
-        let fences = keys.iter().step_by(FENCE_STRIDE).copied().collect();
+        let fences = Arc::new(FenceIndex::new(&keys));
         Sst {
             no,
             level,
@@ -47,12 +43,7 @@ impl Sst {
 
     /// Position of the first key ≥ `key` (`keys.partition_point(|k| k < key)`).
     pub fn lower_bound(&self, key: u64) -> usize {
-        // fences[g] = keys[g × stride] is the first fence ≥ key, so the answer lies
-        // in ((g − 1) × stride, g × stride].
-        let g = self.fences.partition_point(|&k| k < key);
-        let lo = g.saturating_sub(1) * FENCE_STRIDE;
-        let hi = (g * FENCE_STRIDE).min(self.keys.len());
-        lo + self.keys[lo..hi].partition_point(|&k| k < key)
+        self.fences.lower_bound(&self.keys, key)
     }
 
     pub fn smallest(&self) -> u64 {
