@@ -18,4 +18,5 @@ pub mod f2fs;
 pub mod hhzs;
 pub mod lsm;
 pub mod mios;
+mod search;
 pub mod swap;

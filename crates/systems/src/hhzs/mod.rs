@@ -13,6 +13,7 @@
 
 pub mod allocation;
 pub mod auto;
+pub mod cache_table;
 pub mod data_path;
 pub mod journal;
 pub mod journal_codec;

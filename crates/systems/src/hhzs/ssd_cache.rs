@@ -11,10 +11,11 @@
 //! a block never spans two zones (the buffer is written, padded, before a new zone
 //! is taken), and a read of a block still in the buffer is served from memory.
 
+use super::cache_table::CacheTable;
 use super::zone_store::ZoneFileStore;
 use crate::lsm::{FileNo, StorageError};
 use serde::Serialize;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use zonelab_devices::{Command, Payload, ZoneAction};
 use zonelab_engine::Ns;
 
@@ -33,7 +34,7 @@ pub struct CachedBlock {
 /// blocks each holds, and the write buffer of the active (last) zone.
 #[derive(Debug, Clone, Default)]
 pub struct SsdCache {
-    pub map: BTreeMap<(FileNo, u64), CachedBlock>,
+    pub map: CacheTable,
     /// Cache zones, oldest first; the last one is the active zone.
     pub fifo: VecDeque<(u32, Vec<(FileNo, u64)>)>,
     /// Bytes admitted to the active zone but not yet written (they follow the
@@ -68,15 +69,7 @@ pub struct CacheStats {
 impl SsdCache {
     /// Drops every entry of `file` (deleted or migrated).
     pub fn invalidate_file(&mut self, file: FileNo) {
-        let keys: Vec<(FileNo, u64)> = self
-            .map
-            .range((file, 0)..=(file, u64::MAX))
-            .map(|(k, _)| *k)
-            .collect();
-        for k in keys {
-            self.map.remove(&k);
-            self.stats.invalidated += 1;
-        }
+        self.stats.invalidated += self.map.remove_file(file) as u64;
     }
 
     /// Bytes of memory HHZS needs for the cache metadata: 48 B per cached block
@@ -118,7 +111,7 @@ impl ZoneFileStore {
         let Some(cache) = self.cache.as_mut() else {
             return Ok(());
         };
-        if cache.map.contains_key(&(file, offset)) {
+        if cache.map.contains(file, offset) {
             cache.stats.rejected_cached += 1;
             return Ok(());
         }
@@ -173,7 +166,8 @@ impl ZoneFileStore {
             c.buffer_data.extend_from_slice(d);
         }
         c.map.insert(
-            (file, offset),
+            file,
+            offset,
             CachedBlock {
                 zone,
                 zone_offset,
@@ -266,10 +260,8 @@ impl ZoneFileStore {
         let Some((z, keys)) = cache.fifo.pop_front() else {
             return Ok(());
         };
-        for k in keys {
-            if cache.map.get(&k).is_some_and(|b| b.zone == z) {
-                cache.map.remove(&k);
-            }
+        for (file, offset) in keys {
+            cache.map.remove_in_zone(file, offset, z);
         }
         if cache.fifo.is_empty() {
             // It was the active zone too: its buffered blocks go with it.
@@ -304,7 +296,7 @@ impl ZoneFileStore {
         _bytes: u64,
         out: Option<&mut Vec<u8>>,
     ) -> Option<Ns> {
-        let b = *self.cache.as_ref()?.map.get(&(file, offset))?;
+        let b = *self.cache.as_ref()?.map.get(file, offset)?;
         let block = self.devices[0].block_bytes;
         let zn = &self.devices[0].zones[b.zone as usize];
         let (start_lba, written) = (zn.start_lba, zn.written_bytes);
