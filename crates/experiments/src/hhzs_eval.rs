@@ -145,6 +145,29 @@ pub fn run_load_job_at(
     job: &LoadJob,
     plan: &LoadPlan,
 ) -> Result<Vec<LoadResult>, String> {
+    let all: Vec<usize> = (0..plan.ends.len()).collect();
+    Ok(run_load_job_ends(base, job, plan, &all)?
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect())
+}
+
+/// Whether the end points of `plan` are loads of their own, so that each can run
+/// as a task of its own ([`run_load_job_ends`]) with the same result.
+fn ends_are_independent(plan: &LoadPlan) -> bool {
+    plan.branch_at_records == Some(0)
+}
+
+/// [`run_load_job_at`] for the end points `wanted` (indices into `plan.ends`)
+/// only; results as (index, result), in the order of `wanted`. End points that
+/// share a load (no branch point, or one after record 0) must be asked for
+/// together, since each continues the load of the one before.
+fn run_load_job_ends(
+    base: &HybridSetup,
+    job: &LoadJob,
+    plan: &LoadPlan,
+    wanted: &[usize],
+) -> Result<Vec<(usize, LoadResult)>, String> {
     let ctx = |e: String| {
         format!(
             "{} with {} SSD zones: {e}",
@@ -175,7 +198,8 @@ pub fn run_load_job_at(
             )
             .map_err(|e| ctx(e.to_string()))?;
         }
-        for (i, end) in plan.ends.iter().enumerate() {
+        for &i in wanted {
+            let end = &plan.ends[i];
             let store = db.storage().try_clone().map_err(|e| ctx(e.to_string()))?;
             let mut branch: LsmDb<ZoneFileStore> = db.fork_with(store);
             branch
@@ -195,6 +219,9 @@ pub fn run_load_job_at(
             results[i] = Some(finish_end_point(&branch, job, summary, *end).map_err(ctx)?);
         }
     } else {
+        if wanted.len() != plan.ends.len() {
+            return Err(ctx("the end points of one load must run together".into()));
+        }
         let mut order: Vec<usize> = (0..plan.ends.len()).collect();
         order.sort_by_key(|&i| (plan.ends[i].records, i));
         let mut loaded = 0u64;
@@ -214,9 +241,9 @@ pub fn run_load_job_at(
             results[i] = Some(finish_end_point(&db, job, summary, end).map_err(ctx)?);
         }
     }
-    Ok(results
-        .into_iter()
-        .map(|r| r.expect("every end point"))
+    Ok(wanted
+        .iter()
+        .map(|&i| (i, results[i].take().expect("every end point wanted")))
         .collect())
 }
 
@@ -284,8 +311,10 @@ fn run_workloads(
 }
 
 /// Runs every load job (largest first) to every end point on up to `threads`
-/// threads; calls `progress(done, total)` from the calling thread as jobs finish.
-/// `out[job][end]` follows the order of `jobs` and `ends`.
+/// threads; calls `progress(done, total)` from the calling thread as tasks finish.
+/// `out[job][end]` follows the order of `jobs` and `ends`. A task is a job, or,
+/// when the plan's end points are loads of their own, one end point of a job: the
+/// same results, with the work spread more evenly over the threads at the end.
 pub fn run_load_jobs(
     setup: &HybridSetup,
     jobs: &[LoadJob],
@@ -293,27 +322,34 @@ pub fn run_load_jobs(
     threads: usize,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<Vec<LoadResult>>, String> {
-    let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by_key(|&i| {
-        std::cmp::Reverse(
-            jobs[i]
-                .workloads
-                .iter()
-                .map(|w| w.spec.operation_count)
-                .sum::<u64>(),
-        )
-    });
+    let job_ops = |i: usize| -> u64 {
+        jobs[i]
+            .workloads
+            .iter()
+            .map(|w| w.spec.operation_count)
+            .sum()
+    };
+    let mut tasks: Vec<(usize, Vec<usize>)> = Vec::new();
+    for i in 0..jobs.len() {
+        if ends_are_independent(plan) {
+            tasks.extend((0..plan.ends.len()).map(|k| (i, vec![k])));
+        } else {
+            tasks.push((i, (0..plan.ends.len()).collect()));
+        }
+    }
+    // Largest first (a stable sort keeps job and end order among equals).
+    tasks.sort_by_key(|(i, _)| std::cmp::Reverse(job_ops(*i)));
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Vec<LoadResult>, String>>>> =
-        Mutex::new(vec![None; jobs.len()]);
+    type TaskResult = Result<Vec<(usize, LoadResult)>, String>;
+    let results: Mutex<Vec<Option<TaskResult>>> = Mutex::new(vec![None; tasks.len()]);
     std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, jobs.len().max(1)) {
+        for _ in 0..threads.clamp(1, tasks.len().max(1)) {
             scope.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::SeqCst);
-                let Some(&i) = order.get(k) else { break };
-                let r = run_load_job_at(setup, &jobs[i], plan);
-                results.lock().expect("results")[i] = Some(r);
+                let t = next.fetch_add(1, Ordering::SeqCst);
+                let Some((i, ends)) = tasks.get(t) else { break };
+                let r = run_load_job_ends(setup, &jobs[*i], plan, ends);
+                results.lock().expect("results")[t] = Some(r);
                 done.fetch_add(1, Ordering::SeqCst);
             });
         }
@@ -322,20 +358,40 @@ pub fn run_load_jobs(
         loop {
             let d = done.load(Ordering::SeqCst);
             if d != shown {
-                progress(d, jobs.len());
+                progress(d, tasks.len());
                 shown = d;
             }
-            if d >= jobs.len() {
+            if d >= tasks.len() {
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
     });
-    results
-        .into_inner()
-        .expect("results")
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err("a load job did not run".into())))
+    // Back to out[job][end]; a job fails with the error of its first failed task.
+    let mut out: Vec<Vec<Option<LoadResult>>> = vec![vec![None; plan.ends.len()]; jobs.len()];
+    let mut errors: Vec<Option<String>> = vec![None; jobs.len()];
+    let finished = results.into_inner().expect("results");
+    for ((i, _), r) in tasks.iter().zip(finished) {
+        match r.unwrap_or_else(|| Err("a load task did not run".into())) {
+            Ok(ends) => {
+                for (k, result) in ends {
+                    out[*i][k] = Some(result);
+                }
+            }
+            Err(e) => {
+                errors[*i].get_or_insert(e);
+            }
+        }
+    }
+    out.into_iter()
+        .zip(errors)
+        .map(|(ends, error)| match error {
+            Some(e) => Err(e),
+            None => ends
+                .into_iter()
+                .map(|r| r.ok_or_else(|| "a load end point did not run".to_string()))
+                .collect(),
+        })
         .collect()
 }
 
@@ -393,5 +449,43 @@ mod tests {
         assert_eq!(one.load, fresh.load);
         let other = run(&plan(Some(records * 9 / 10), 4_567_890));
         assert_ne!(one.load, other.load, "another spindle phase is another run");
+    }
+
+    #[test]
+    fn independent_loads_run_as_separate_tasks_give_each_job_run_in_order() {
+        let scale = 0.001;
+        let setup = HybridSetup::paper(scale);
+        let mut spec = workload('c').expect("preset");
+        spec.operation_count = 500;
+        spec.field_count = 1;
+        spec.field_length_bytes = setup.options.value_bytes;
+        let job = |scheme, ssd_zones| LoadJob {
+            scheme,
+            ssd_zones,
+            workloads: vec![WorkloadJob {
+                id: "ycsb-c".into(),
+                spec: spec.clone(),
+                migration_bytes_per_s: None,
+            }],
+        };
+        let jobs = vec![job(Scheme::Basic(3), 20), job(Scheme::Hhzs, 20)];
+        let records = (PAPER_RECORDS as f64 * scale) as u64;
+        let plan = LoadPlan::new(crate::hhzs_load_draws::LoadDraws::default(), records, 5);
+        assert!(ends_are_independent(&plan) && plan.ends.len() > 1);
+        let mut calls = Vec::new();
+        let spread =
+            run_load_jobs(&setup, &jobs, &plan, 2, &mut |d, t| calls.push((d, t))).expect("tasks");
+        let tasks = jobs.len() * plan.ends.len();
+        assert_eq!(calls.last(), Some(&(tasks, tasks)), "progress counts tasks");
+        for (j, results) in jobs.iter().zip(&spread) {
+            let in_order = run_load_job_at(&setup, j, &plan).expect("job");
+            assert_eq!(results.len(), in_order.len());
+            for (a, b) in results.iter().zip(&in_order) {
+                assert_eq!(a.load, b.load);
+                assert_eq!(a.workloads, b.workloads);
+            }
+        }
+        // The loads differ between end points (each draws its own spindle phase).
+        assert_ne!(spread[1][0].load, spread[1][1].load);
     }
 }
