@@ -33,9 +33,13 @@ pub struct FilterCounts {
     pub false_positives: u64,
 }
 
+/// Probes SST `f` for `key`: pushes the block a Get reads there (none when the
+/// modelled Bloom filter rules the SST out) and says whether the key is there.
+/// `bloom_fp_rate` is `layout.bloom_false_positive_rate()`, computed once per Get.
 fn probe_sst(
     v: &Version,
     layout: &SstLayout,
+    bloom_fp_rate: f64,
     f: FileNo,
     key: u64,
     out: &mut Vec<Probe>,
@@ -48,7 +52,7 @@ fn probe_sst(
     let pos = s.lower_bound(key);
     let present = s.keys.get(pos) == Some(&key);
     if !present && layout.bloom_bits_per_key > 0 {
-        if bloom_false_positive(f, key, layout.bloom_false_positive_rate()) {
+        if bloom_false_positive(f, key, bloom_fp_rate) {
             fc.false_positives += 1;
         } else {
             fc.useful += 1;
@@ -66,14 +70,15 @@ fn probe_sst(
 /// The blocks a Get of `key` visits, in order (excluding MemTables).
 pub fn plan_get(v: &Version, layout: &SstLayout, key: u64, fc: &mut FilterCounts) -> Vec<Probe> {
     let mut out = Vec::new();
+    let fp_rate = layout.bloom_false_positive_rate();
     for &f in &v.levels[0] {
-        if probe_sst(v, layout, f, key, &mut out, fc) {
+        if probe_sst(v, layout, fp_rate, f, key, &mut out, fc) {
             return out;
         }
     }
     for level in 1..v.num_levels() {
         if let Some(f) = v.file_for_key(level, key) {
-            if probe_sst(v, layout, f, key, &mut out, fc) {
+            if probe_sst(v, layout, fp_rate, f, key, &mut out, fc) {
                 return out;
             }
         }
