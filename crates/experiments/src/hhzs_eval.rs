@@ -401,24 +401,28 @@ mod tests {
     use crate::hhzs_setup::PAPER_RECORDS;
     use zonelab_workloads::ycsb::workload;
 
-    /// A small HHZS load (its lower levels on the HDD) and 2,000 YCSB A operations,
-    /// drawn as `plan` says.
-    fn run(plan: &LoadPlan) -> LoadResult {
-        let scale = 0.002;
-        let setup = HybridSetup::paper(scale);
-        let mut spec = workload('a').expect("preset");
-        spec.operation_count = 2_000;
+    /// A job of `scheme` on 20 SSD zones running `operations` of YCSB `preset`.
+    fn small_job(setup: &HybridSetup, scheme: Scheme, preset: char, operations: u64) -> LoadJob {
+        let mut spec = workload(preset).expect("preset");
+        spec.operation_count = operations;
         spec.field_count = 1;
         spec.field_length_bytes = setup.options.value_bytes;
-        let job = LoadJob {
-            scheme: Scheme::Hhzs,
+        LoadJob {
+            scheme,
             ssd_zones: 20,
             workloads: vec![WorkloadJob {
-                id: "ycsb-a".into(),
+                id: format!("ycsb-{preset}"),
                 spec,
                 migration_bytes_per_s: None,
             }],
-        };
+        }
+    }
+
+    /// A small HHZS load (its lower levels on the HDD) and 2,000 YCSB A operations,
+    /// drawn as `plan` says.
+    fn run(plan: &LoadPlan) -> LoadResult {
+        let setup = HybridSetup::paper(0.002);
+        let job = small_job(&setup, Scheme::Hhzs, 'a', 2_000);
         run_load_job_at(&setup, &job, plan).expect("load").remove(0)
     }
 
@@ -455,20 +459,10 @@ mod tests {
     fn independent_loads_run_as_separate_tasks_give_each_job_run_in_order() {
         let scale = 0.001;
         let setup = HybridSetup::paper(scale);
-        let mut spec = workload('c').expect("preset");
-        spec.operation_count = 500;
-        spec.field_count = 1;
-        spec.field_length_bytes = setup.options.value_bytes;
-        let job = |scheme, ssd_zones| LoadJob {
-            scheme,
-            ssd_zones,
-            workloads: vec![WorkloadJob {
-                id: "ycsb-c".into(),
-                spec: spec.clone(),
-                migration_bytes_per_s: None,
-            }],
-        };
-        let jobs = vec![job(Scheme::Basic(3), 20), job(Scheme::Hhzs, 20)];
+        let jobs = vec![
+            small_job(&setup, Scheme::Basic(3), 'c', 500),
+            small_job(&setup, Scheme::Hhzs, 'c', 500),
+        ];
         let records = (PAPER_RECORDS as f64 * scale) as u64;
         let plan = LoadPlan::new(crate::hhzs_load_draws::LoadDraws::default(), records, 5);
         assert!(ends_are_independent(&plan) && plan.ends.len() > 1);
