@@ -1,8 +1,9 @@
 //! Experiment (issue 14): HHZS / B3 load throughput across scales, each load stopped
-//! at the end points (draws) `reproduce hhzs` uses, with the median and range, plus the SSTs
-//! relocated, the WAL bytes written outside the WAL/cache pool and the WAL-full
-//! flushes. At scale 0.253 an SST (1,011.2 MiB × scale) outgrows one 256 MiB HDD
-//! zone; the ratio should not drop there.
+//! at the end points (draws) `reproduce hhzs` uses, with the median and range, plus
+//! the SSTs relocated, the WAL bytes written outside the WAL/cache pool, the WAL-full
+//! flushes, and each draw's load throughput and compaction count per scheme. At
+//! scale 0.253 an SST (1,011.2 MiB × scale) outgrows one 256 MiB HDD zone; the ratio
+//! should not drop there.
 //! `cargo run --release -p zonelab-experiments --example hhzs_load_sweep -- [scales,...] [seed]`
 
 use zonelab_experiments::hhzs_eval::{run_load_job_at, LoadJob, Scheme};
@@ -62,5 +63,19 @@ fn main() {
                 .collect::<Vec<_>>()
                 .join(" ")
         );
+        // Each draw's load throughput and compactions: which scheme's load moves
+        // when a draw's ratio differs from the others'.
+        for (name, results) in [("B3", &b3), ("HHZS", &hhzs)] {
+            let draws: Vec<String> = results
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{:.0} ops/s, {} compactions",
+                        r.load.ops_per_s, r.load.compactions
+                    )
+                })
+                .collect();
+            println!("  {name} per draw: {}", draws.join("; "));
+        }
     }
 }
