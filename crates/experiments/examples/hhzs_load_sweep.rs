@@ -4,7 +4,8 @@
 //! flushes, and each draw's load throughput and compaction count per scheme. At
 //! scale 0.253 an SST (1,011.2 MiB × scale) outgrows one 256 MiB HDD zone; the ratio
 //! should not drop there.
-//! `cargo run --release -p zonelab-experiments --example hhzs_load_sweep -- [scales,...] [seed]`
+//! `cargo run --release -p zonelab-experiments --example hhzs_load_sweep -- [scales,...] [seed] [draws]`
+//! (draws as `LoadDraws` names them, e.g. `independent:6`; default: `reproduce hhzs`'s).
 
 use zonelab_experiments::hhzs_eval::{run_load_job_at, LoadJob, Scheme};
 use zonelab_experiments::hhzs_load_draws::{LoadDraws, LoadPlan};
@@ -18,11 +19,19 @@ fn main() {
         .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
         .unwrap_or_else(|| vec![0.2, 0.25, 0.3, 0.4]);
     let seed: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let draws: LoadDraws = match args.get(3).map(|s| s.parse()) {
+        None => LoadDraws::default(),
+        Some(Ok(d)) => d,
+        Some(Err(e)) => {
+            eprintln!("hhzs_load_sweep: {e}");
+            std::process::exit(2);
+        }
+    };
     println!("scale  B3_ops/s  HHZS_ops/s  HHZS/B3_median  [min..max]  per end point");
     for scale in scales {
         let setup = HybridSetup::paper(scale);
         let records = ((PAPER_RECORDS as f64 * scale).round() as u64).max(1000);
-        let plan = LoadPlan::new(LoadDraws::default(), records, seed);
+        let plan = LoadPlan::new(draws, records, seed);
         let run = |scheme| {
             let job = LoadJob {
                 scheme,
