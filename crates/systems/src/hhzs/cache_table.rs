@@ -17,7 +17,6 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, Default)]
 pub struct CacheTable {
     by_file: HashMap<FileNo, HashMap<u64, CachedBlock>>,
-    len: usize,
 }
 
 impl CacheTable {
@@ -31,15 +30,7 @@ impl CacheTable {
 
     /// Maps the block at `offset` of `file` to `block`, replacing any entry.
     pub fn insert(&mut self, file: FileNo, offset: u64, block: CachedBlock) {
-        if self
-            .by_file
-            .entry(file)
-            .or_default()
-            .insert(offset, block)
-            .is_none()
-        {
-            self.len += 1;
-        }
+        self.by_file.entry(file).or_default().insert(offset, block);
     }
 
     /// Drops the entry of the block at `offset` of `file` if it is in cache zone
@@ -50,7 +41,6 @@ impl CacheTable {
         };
         if blocks.get(&offset).is_some_and(|b| b.zone == zone) {
             blocks.remove(&offset);
-            self.len -= 1;
             if blocks.is_empty() {
                 self.by_file.remove(&file);
             }
@@ -59,18 +49,17 @@ impl CacheTable {
 
     /// Drops every entry of `file`; returns how many there were.
     pub fn remove_file(&mut self, file: FileNo) -> usize {
-        let removed = self.by_file.remove(&file).map_or(0, |b| b.len());
-        self.len -= removed;
-        removed
+        self.by_file.remove(&file).map_or(0, |b| b.len())
     }
 
-    /// Number of cached blocks.
+    /// Number of cached blocks (counted on demand: only reports ask).
     pub fn len(&self) -> usize {
-        self.len
+        self.by_file.values().map(HashMap::len).sum()
     }
 
+    /// Whether no block is cached (an SST's map is dropped with its last entry).
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.by_file.is_empty()
     }
 
     /// Every entry, ordered by (SST, offset).
