@@ -12,21 +12,38 @@ use zonelab_experiments::hhzs_load_draws::{LoadDraws, LoadPlan};
 use zonelab_experiments::hhzs_setup::{HybridSetup, PAPER_RECORDS};
 use zonelab_experiments::reproduce_result::median;
 
+/// The arguments: scales (default 0.2,0.25,0.3,0.4), seed (1), draws (the
+/// default's); a bad one is named, never replaced by a default.
+fn parse_args(args: &[String]) -> Result<(Vec<f64>, u64, LoadDraws), String> {
+    let scales = match args.get(1) {
+        None => vec![0.2, 0.25, 0.3, 0.4],
+        Some(s) => s
+            .split(',')
+            .map(|x| match x.parse::<f64>() {
+                Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+                _ => Err(format!("scale `{x}` is not a positive number")),
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let seed = match args.get(2) {
+        None => 1,
+        Some(s) => s
+            .parse()
+            .map_err(|_| format!("seed `{s}` is not an integer"))?,
+    };
+    let draws = match args.get(3) {
+        None => LoadDraws::default(),
+        Some(s) => s.parse()?,
+    };
+    Ok((scales, seed, draws))
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let scales: Vec<f64> = args
-        .get(1)
-        .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
-        .unwrap_or_else(|| vec![0.2, 0.25, 0.3, 0.4]);
-    let seed: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
-    let draws: LoadDraws = match args.get(3).map(|s| s.parse()) {
-        None => LoadDraws::default(),
-        Some(Ok(d)) => d,
-        Some(Err(e)) => {
-            eprintln!("hhzs_load_sweep: {e}");
-            std::process::exit(2);
-        }
-    };
+    let (scales, seed, draws) = parse_args(&args).unwrap_or_else(|e| {
+        eprintln!("hhzs_load_sweep: {e}");
+        std::process::exit(2);
+    });
     println!("scale  B3_ops/s  HHZS_ops/s  HHZS/B3_median  [min..max]  per end point");
     for scale in scales {
         let setup = HybridSetup::paper(scale);

@@ -159,9 +159,9 @@ fn ends_are_independent(plan: &LoadPlan) -> bool {
 }
 
 /// [`run_load_job_at`] for the end points `wanted` (indices into `plan.ends`)
-/// only; results as (index, result), in the order of `wanted`. End points that
-/// share a load (no branch point, or one after record 0) must be asked for
-/// together, since each continues the load of the one before.
+/// only; results as (index, result), in the order of `wanted`. The end points of
+/// one load (no branch point) must be asked for together, since each continues
+/// the load to the one before; a subset of branches re-runs their shared prefix.
 fn run_load_job_ends(
     base: &HybridSetup,
     job: &LoadJob,
