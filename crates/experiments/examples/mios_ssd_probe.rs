@@ -15,10 +15,14 @@
 //! (MIOS's threshold L for a node run; unset: never redirect for the queue),
 //! `ZONELAB_MIOS_TIME_STRETCH` (node mode: arrival times stretched by this factor
 //! from the first arrival — the same requests at a lower byte rate, an ablation),
+//! `ZONELAB_MIOS_BURST` (`period_ms,on_fraction`: each window's arrivals squeezed into
+//! its first `on_fraction`, per-second rates kept — sub-second burstiness, an ablation),
 //! `ZONELAB_MIOS_HDD_TIER` (`interval_ms,request_kib`: the HDD tier's own writes,
 //! `NodeConfig::hdd_tier_load`, an ablation), `ZONELAB_MIOS_HDD_SET` (comma-separated `key=value` overrides of the `wd100efax`
 //! profile used by the node, e.g. `cache.idle_flush_ms=1000000`; the profiling
-//! run before it uses the stock drive, as `reproduce mios` does).
+//! run before it uses the stock drive, as `reproduce mios` does), `ZONELAB_MIOS_SSD_SET`
+//! (the same for the aged SSD of `append` runs, e.g. `slc_cache.idle_fold_ms=10`: the
+//! drive is aged with the overrides applied).
 //!
 //! `append` ages the SSD as `reproduce mios` does (sequential fill, then one
 //! capacity of the traces' chunk-file appends); `seq` only fills it sequentially.
@@ -30,7 +34,7 @@ use zonelab_devices::{
     DeviceStats, Payload, ProfileOverride,
 };
 use zonelab_engine::{Ns, KIB, MIB, NS_PER_S};
-use zonelab_experiments::reproduce::{mios_aged_ssd, mios_pangu_requests, MIOS_LOG_BYTES};
+use zonelab_experiments::reproduce::{mios_aged_ssd_with, mios_pangu_requests, MIOS_LOG_BYTES};
 use zonelab_systems::mios::node::{run_node, HddTierLoad, NodeConfig, Policy, UserOp, UserRequest};
 use zonelab_systems::mios::{profile, ProfileConfig};
 use zonelab_workloads::pangu::find_node;
@@ -171,8 +175,13 @@ fn main() -> Result<(), String> {
         .get(6)
         .map_or(Ok(10.0), |s| s.parse())
         .map_err(|_| "every_s")?;
+    // Ablation: SSD profile overrides for `append` runs (the drive is aged with them).
+    let ssd_set = match std::env::var("ZONELAB_MIOS_SSD_SET") {
+        Ok(v) => ProfileOverride::parse_list(&v).map_err(|e| e.to_string())?,
+        Err(_) => Vec::new(),
+    };
     let (ssd, start) = match aging {
-        "append" => mios_aged_ssd(&a[3]).map_err(|e| e.to_string())?,
+        "append" => mios_aged_ssd_with(&a[3], &ssd_set).map_err(|e| e.to_string())?,
         "seq" => seq_filled(&a[3])?,
         x => return Err(format!("aging `{x}`: append or seq")),
     };
@@ -198,6 +207,25 @@ fn main() -> Result<(), String> {
                 let t0 = reqs.first().map_or(0, |q| q.arrival_ns);
                 for q in &mut reqs {
                     q.arrival_ns = t0 + ((q.arrival_ns - t0) as f64 * k) as Ns;
+                }
+            }
+            // Ablation: sub-second burstiness. Each `period_ms` window's arrivals
+            // are squeezed, in order, into its first `on_fraction` (per-window
+            // counts, hence per-second rates, unchanged; within a burst the rate
+            // is 1/on_fraction times the window's).
+            if let Ok(v) = std::env::var("ZONELAB_MIOS_BURST") {
+                let bad = || format!("ZONELAB_MIOS_BURST `{v}`: period_ms,on_fraction in (0, 1]");
+                let (p, f) = v.split_once(',').ok_or_else(bad)?;
+                let period_ms: f64 = p.trim().parse().map_err(|_| bad())?;
+                let on: f64 = f.trim().parse().map_err(|_| bad())?;
+                if !(period_ms > 0.0) || !(on > 0.0 && on <= 1.0) {
+                    return Err(bad());
+                }
+                let period = (period_ms * 1e6) as Ns;
+                let t0 = reqs.first().map_or(0, |q| q.arrival_ns);
+                for q in &mut reqs {
+                    let d = q.arrival_ns - t0;
+                    q.arrival_ns = t0 + d / period * period + ((d % period) as f64 * on) as Ns;
                 }
             }
             reqs

@@ -32,7 +32,8 @@ pub use conzone_fs::fig11_phases;
 pub use conzone_streams::fig12_volume_point;
 /// The MIOS target's aged SSDs and Pangu-like requests, for the ablation examples.
 pub use mios_extra::{
-    aged_ssd as mios_aged_ssd, pangu_requests as mios_pangu_requests, LOG_BYTES as MIOS_LOG_BYTES,
+    aged_ssd as mios_aged_ssd, aged_ssd_with as mios_aged_ssd_with,
+    pangu_requests as mios_pangu_requests, LOG_BYTES as MIOS_LOG_BYTES,
 };
 pub use outputs::{write_outputs, OutputFiles};
 
