@@ -34,7 +34,9 @@ use zonelab_devices::{
     DeviceStats, Payload, ProfileOverride,
 };
 use zonelab_engine::{Ns, KIB, MIB, NS_PER_S};
-use zonelab_experiments::reproduce::{mios_aged_ssd_with, mios_pangu_requests, MIOS_LOG_BYTES};
+use zonelab_experiments::reproduce::{
+    mios_aged_ssd_with, mios_pangu_requests, mios_squeeze_into_bursts, MIOS_LOG_BYTES,
+};
 use zonelab_systems::mios::node::{run_node, HddTierLoad, NodeConfig, Policy, UserOp, UserRequest};
 use zonelab_systems::mios::{profile, ProfileConfig};
 use zonelab_workloads::pangu::find_node;
@@ -214,19 +216,15 @@ fn main() -> Result<(), String> {
             // counts, hence per-second rates, unchanged; within a burst the rate
             // is 1/on_fraction times the window's).
             if let Ok(v) = std::env::var("ZONELAB_MIOS_BURST") {
-                let bad = || format!("ZONELAB_MIOS_BURST `{v}`: period_ms,on_fraction in (0, 1]");
+                let bad = || format!("ZONELAB_MIOS_BURST `{v}`: period_ms,on_fraction");
                 let (p, f) = v.split_once(',').ok_or_else(bad)?;
                 let period_ms: f64 = p.trim().parse().map_err(|_| bad())?;
                 let on: f64 = f.trim().parse().map_err(|_| bad())?;
-                if !(period_ms > 0.0) || !(on > 0.0 && on <= 1.0) {
+                if !(period_ms > 0.0) {
                     return Err(bad());
                 }
-                let period = (period_ms * 1e6) as Ns;
-                let t0 = reqs.first().map_or(0, |q| q.arrival_ns);
-                for q in &mut reqs {
-                    let d = q.arrival_ns - t0;
-                    q.arrival_ns = t0 + d / period * period + ((d % period) as f64 * on) as Ns;
-                }
+                mios_squeeze_into_bursts(&mut reqs, (period_ms * 1e6) as Ns, on)
+                    .map_err(|e| format!("ZONELAB_MIOS_BURST `{v}`: {e}"))?;
             }
             reqs
         }

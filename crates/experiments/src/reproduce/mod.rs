@@ -13,6 +13,7 @@ pub mod hhzs;
 mod hhzs_motivation;
 pub mod main_job;
 mod mios;
+mod mios_bursts;
 mod mios_extra;
 mod mios_hdd_path;
 mod mios_load;
@@ -31,6 +32,7 @@ pub mod znsage_runs;
 pub use conzone_fs::fig11_phases;
 pub use conzone_streams::fig12_volume_point;
 /// The MIOS target's aged SSDs and Pangu-like requests, for the ablation examples.
+pub use mios_bursts::squeeze_into_bursts as mios_squeeze_into_bursts;
 pub use mios_extra::{
     aged_ssd as mios_aged_ssd, aged_ssd_with as mios_aged_ssd_with,
     pangu_requests as mios_pangu_requests, LOG_BYTES as MIOS_LOG_BYTES,
