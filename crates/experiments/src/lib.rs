@@ -6,6 +6,7 @@ pub mod bench;
 pub mod hhzs_eval;
 pub mod hhzs_load_draws;
 pub mod hhzs_setup;
+pub mod parallel;
 pub mod replay;
 pub mod report;
 pub mod reproduce;

@@ -7,9 +7,10 @@
 //! `mios_extra.rs`; Fig. 11 (MIOS_D vs MIOS_E per size group), Fig. 12 (F-only with
 //! sync) and the node of several SSD/HDD pairs (§4.3) in `mios_more.rs`.
 
+use super::mios_extra::three_policies_per_node;
 use super::mios_extra::{
-    aged_ssd as aged, err, extra, pangu_requests, show_threshold, EXTRA_STEPS, HDD_10TB as HDD,
-    LOG_BYTES, NO_THRESHOLD, SSD_960 as SSD, THRESHOLD_MIN_WRITES,
+    aged_ssd as aged, err, extra, show_threshold, EXTRA_STEPS, HDD_10TB as HDD, SSD_960 as SSD,
+    THRESHOLD_MIN_WRITES,
 };
 use super::mios_load::{load_sweep, LOAD_STEPS};
 use super::mios_more::{more, MORE_STEPS};
@@ -17,10 +18,8 @@ use super::{ProgressSink, ReproduceError, RunOptions, Target};
 use crate::reproduce_result::{round_sig, Claim, Figure, FigureKind, ReproduceResult, Series};
 use zonelab_devices::{open_device, Device};
 use zonelab_engine::{KIB, MIB};
-use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserRequest};
-use zonelab_systems::mios::ssd_threshold::{
-    latency_by_queue_length, measure_threshold, threshold_from_run,
-};
+use zonelab_systems::mios::node::NodeResult;
+use zonelab_systems::mios::ssd_threshold::{latency_by_queue_length, measure_threshold};
 use zonelab_systems::mios::{accuracy_experiment, profile, AccuracyConfig, ProfileConfig};
 use zonelab_workloads::pangu::PANGU_TABLE_1;
 
@@ -96,29 +95,19 @@ impl Target for MiosTarget {
         let q = measure_threshold(probe.as_mut(), 4 * KIB, params.l_m_ns, 32, 2_000, opts.seed)
             .map_err(err)?;
         drop(probe);
-        for node in PANGU_TABLE_1.iter() {
-            let mut per_policy = Vec::new();
-            let mut l = NO_THRESHOLD;
-            for policy in [Policy::SsdOnly, Policy::MiosD, Policy::MiosE] {
-                progress.step(step, total, &format!("{} {}", node.name, policy.name()));
-                step += 1;
-                let (mut ssd, start) = aged_ssd()?;
-                let mut hdd = open_device(HDD).map_err(err)?;
-                let capacity = ssd.info().capacity_bytes();
-                let reqs: Vec<UserRequest> =
-                    pangu_requests(node, opts.scale, opts.seed, capacity, start);
-                let cfg = NodeConfig::paper(policy, l, params, LOG_BYTES);
-                let r = run_node(ssd.as_mut(), hdd.as_mut(), &reqs, &cfg).map_err(err)?;
-                if policy == Policy::SsdOnly {
-                    l = threshold_from_run(&r, params.l_m_ns, THRESHOLD_MIN_WRITES)
-                        .unwrap_or(NO_THRESHOLD);
-                }
-                per_policy.push(r);
-            }
+        // The four nodes side by side on the machine's cores (results in order).
+        for (runs, l) in three_policies_per_node(
+            SSD,
+            params,
+            opts.scale,
+            opts.seed,
+            progress,
+            super::mios_extra::Steps { done: step, total },
+        )? {
             thresholds.push(l);
-            let arr: [NodeResult; 3] = per_policy.try_into().map_err(|_| err("three policies"))?;
-            results.push(arr);
+            results.push(runs);
         }
+        step += 3 * PANGU_TABLE_1.len() as u64;
         let more_runs = more(
             opts.scale,
             opts.seed,

@@ -4,6 +4,7 @@
 //! devices like the Fig. 7 runs; nothing here is tuned to the paper's numbers.
 
 use super::{ProgressSink, ReproduceError};
+use crate::parallel::{default_threads, map_in_order};
 use crate::reproduce_result::{round_sig, Claim, Figure, Series};
 use std::cell::RefCell;
 use zonelab_devices::{open_device, open_device_with, Command, Device, Payload, ProfileOverride};
@@ -210,6 +211,56 @@ pub(super) fn run_pangu(
     let mut h = open_device(hdd).map_err(err)?;
     let reqs = pangu_requests(node, scale, seed, s.info().capacity_bytes(), start);
     run_node(s.as_mut(), h.as_mut(), &reqs, cfg).map_err(err)
+}
+
+/// A node's Baseline, MIOS_D and MIOS_E runs on a fresh aged `ssd` with the 10 TB
+/// WD, and the threshold L read off its Baseline run (§4.3, §5.1) that the two MIOS
+/// runs use.
+pub(super) fn three_policies(
+    node: &PanguNode,
+    ssd: &str,
+    params: ProfiledParams,
+    scale: f64,
+    seed: u64,
+) -> Result<([NodeResult; 3], u32), ReproduceError> {
+    let mut runs = Vec::new();
+    let mut l = NO_THRESHOLD;
+    for policy in [Policy::SsdOnly, Policy::MiosD, Policy::MiosE] {
+        let cfg = NodeConfig::paper(policy, l, params, LOG_BYTES);
+        let r = run_pangu(node, ssd, HDD_10TB, &cfg, scale, seed)?;
+        if policy == Policy::SsdOnly {
+            l = threshold_from_run(&r, params.l_m_ns, THRESHOLD_MIN_WRITES).unwrap_or(NO_THRESHOLD);
+        }
+        runs.push(r);
+    }
+    let runs: [NodeResult; 3] = runs.try_into().map_err(|_| err("three policies"))?;
+    Ok((runs, l))
+}
+
+/// [`three_policies`] for every Pangu-like node, the nodes side by side on the
+/// machine's cores (results in Table 1's order); one progress step per node run.
+pub(super) fn three_policies_per_node(
+    ssd: &str,
+    params: ProfiledParams,
+    scale: f64,
+    seed: u64,
+    progress: &mut dyn ProgressSink,
+    steps: Steps,
+) -> Result<Vec<([NodeResult; 3], u32)>, ReproduceError> {
+    let mut step = steps.done;
+    map_in_order(
+        &PANGU_TABLE_1,
+        default_threads(),
+        |node| three_policies(node, ssd, params, scale, seed),
+        |i| {
+            step += 3;
+            progress.step(
+                step,
+                steps.total,
+                &format!("{} on {ssd}", PANGU_TABLE_1[i].name),
+            );
+        },
+    )
 }
 
 /// Steps [`extra`] reports to the progress sink.
@@ -534,35 +585,18 @@ pub(super) fn extra(
     // Baseline run on the 660p (as for Fig. 7).
     let mut r14: Vec<(String, [NodeResult; 3])> = Vec::new();
     let mut l14 = Vec::new();
-    for node in PANGU_TABLE_1.iter() {
-        let mut v = Vec::new();
-        let mut l = NO_THRESHOLD;
-        for policy in [Policy::SsdOnly, Policy::MiosD, Policy::MiosE] {
-            progress.step(
-                step,
-                total,
-                &format!("fig14 {} {} on {SSD_660}", node.name, policy.name()),
-            );
-            step += 1;
-            let r = run_pangu(
-                node,
-                SSD_660,
-                HDD_10TB,
-                &NodeConfig::paper(policy, l, params, LOG_BYTES),
-                scale,
-                seed,
-            )?;
-            if policy == Policy::SsdOnly {
-                l = threshold_from_run(&r, params.l_m_ns, THRESHOLD_MIN_WRITES)
-                    .unwrap_or(NO_THRESHOLD);
-            }
-            v.push(r);
-        }
+    let runs14 = three_policies_per_node(
+        SSD_660,
+        params,
+        scale,
+        seed,
+        progress,
+        Steps { done: step, total },
+    )?;
+    step += 3 * PANGU_TABLE_1.len() as u64;
+    for (node, (runs, l)) in PANGU_TABLE_1.iter().zip(runs14) {
         l14.push(show_threshold(l));
-        r14.push((
-            node.name.to_string(),
-            v.try_into().map_err(|_| err("three policies"))?,
-        ));
+        r14.push((node.name.to_string(), runs));
     }
     let cats14: Vec<String> = r14.iter().map(|r| r.0.clone()).collect();
     let pol = ["Baseline", "MIOS_D", "MIOS_E"];
