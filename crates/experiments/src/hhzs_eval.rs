@@ -9,10 +9,9 @@
 
 use crate::hhzs_load_draws::{EndPoint, LoadPlan};
 use crate::hhzs_setup::{HybridSetup, TakeOps, YcsbOps};
+use crate::parallel::map_in_order;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use zonelab_engine::time::MIB;
 use zonelab_engine::RngStreams;
 pub use zonelab_systems::hhzs::Scheme;
@@ -339,40 +338,27 @@ pub fn run_load_jobs(
     }
     // Largest first (a stable sort keeps job and end order among equals).
     tasks.sort_by_key(|(i, _)| std::cmp::Reverse(job_ops(*i)));
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    type TaskResult = Result<Vec<(usize, LoadResult)>, String>;
-    let results: Mutex<Vec<Option<TaskResult>>> = Mutex::new(vec![None; tasks.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, tasks.len().max(1)) {
-            scope.spawn(|| loop {
-                let t = next.fetch_add(1, Ordering::SeqCst);
-                let Some((i, ends)) = tasks.get(t) else { break };
-                let r = run_load_job_ends(setup, &jobs[*i], plan, ends);
-                results.lock().expect("results")[t] = Some(r);
-                done.fetch_add(1, Ordering::SeqCst);
-            });
-        }
-        // Progress only: the wall clock never reaches the results.
-        let mut shown = usize::MAX;
-        loop {
-            let d = done.load(Ordering::SeqCst);
-            if d != shown {
-                progress(d, tasks.len());
-                shown = d;
-            }
-            if d >= tasks.len() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-    });
+    // Each task's own result is kept (a failed task fails only its job), so the
+    // shared pool never stops early.
+    progress(0, tasks.len());
+    let mut done = 0;
+    let finished = map_in_order(
+        &tasks,
+        threads,
+        |(i, ends)| {
+            Ok::<_, std::convert::Infallible>(run_load_job_ends(setup, &jobs[*i], plan, ends))
+        },
+        |_| {
+            done += 1;
+            progress(done, tasks.len());
+        },
+    )
+    .unwrap_or_else(|never| match never {});
     // Back to out[job][end]; a job fails with the error of its first failed task.
     let mut out: Vec<Vec<Option<LoadResult>>> = vec![vec![None; plan.ends.len()]; jobs.len()];
     let mut errors: Vec<Option<String>> = vec![None; jobs.len()];
-    let finished = results.into_inner().expect("results");
     for ((i, _), r) in tasks.iter().zip(finished) {
-        match r.unwrap_or_else(|| Err("a load task did not run".into())) {
+        match r {
             Ok(ends) => {
                 for (k, result) in ends {
                     out[*i][k] = Some(result);

@@ -1,6 +1,7 @@
 //! Runs independent simulations on the machine's cores and hands back their
 //! results in input order, so what a target writes does not depend on how many
-//! threads ran it or which finished first.
+//! threads ran it or which finished first. Used by the HHZS load tasks
+//! (`hhzs_eval::run_load_jobs`) and the MIOS per-node runs (`reproduce::mios`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
