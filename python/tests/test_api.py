@@ -117,6 +117,13 @@ def test_reproduce_equals_the_cli_results_json(cli, tmp_path):
     assert bar["category"].notna().all()
 
 
+def test_reproduce_draws_only_for_targets_that_take_medians():
+    with pytest.raises(zonelab.ZonelabError, match="target devices runs once and takes no draws"):
+        zonelab.reproduce("devices", scale=0.02, draws=3, progress=False)
+    with pytest.raises(zonelab.ZonelabError, match="draws 0 is out of range"):
+        zonelab.reproduce("mios", scale=0.01, draws=0, progress=False)
+
+
 def test_devices_equal_the_cli(cli_json):
     assert zonelab.devices().to_dict("records") == cli_json("devices", "--json")
 

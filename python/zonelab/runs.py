@@ -155,15 +155,20 @@ def reproduce(
     scale: float = 1.0,
     seed: int = 1,
     traces: Optional[PathLike] = None,
+    draws: Optional[int] = None,
     progress: ProgressArg = None,
 ) -> ReproduceResult:
     """Runs a paper target (``zonelab reproduce --list``) at ``scale`` and returns
-    its claims and figure series as frames and ``results.json`` as ``raw``."""
+    its claims and figure series as frames and ``results.json`` as ``raw``.
+    ``draws`` sets how many draws a target judges its claims' medians over (mios:
+    workload seeds, hhzs: loads per scheme; default 3 each); other targets reject it."""
     import pandas as pd
 
     request: Dict[str, Any] = {"kind": "reproduce", "target": target, "scale": scale, "seed": seed}
     if traces is not None:
         request["traces"] = os.fspath(traces)
+    if draws is not None:
+        request["draws"] = draws
     raw = _call(request, progress, f"reproduce {target}")
     claims = pd.DataFrame(
         raw["claims"],

@@ -370,4 +370,9 @@ pub struct ReproduceArgs {
     /// named <trace>.csv for mu-rmw); without it, look-alike traces are generated.
     #[arg(long)]
     pub traces: Option<std::path::PathBuf>,
+    /// Draws behind each claim's median for the targets that take them (mios:
+    /// seeds of its workloads, default 3; hhzs: loads per scheme, default 3);
+    /// 1 runs one draw. With `all`, the other targets run once as always.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub draws: Option<u64>,
 }

@@ -65,6 +65,7 @@ pub fn run(a: ReproduceArgs) -> Result<(), String> {
         scale: a.scale.unwrap_or(1.0),
         seed: a.seed,
         traces: a.traces.as_ref().map(|p| p.display().to_string()),
+        draws: a.draws.map(|d| d as usize),
     };
     let mut report = |p: &zonelab_experiments::runs::Progress| bar.step(p.done, p.total, &p.label);
     let result = request
@@ -95,6 +96,7 @@ fn run_all_targets(a: &ReproduceArgs) -> Result<(), String> {
         seed: a.seed,
         scale_override: a.scale,
         traces_dir: a.traces.clone(),
+        draws: a.draws.map(|d| d as usize),
         command: std::env::args().collect(),
     };
     let pb = bar.0.clone();

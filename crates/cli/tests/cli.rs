@@ -174,6 +174,19 @@ fn reproduce_list_and_bad_targets() {
         &["--scale 0"],
     );
     assert_clean_error(&zonelab(&["reproduce"]), &["needs a target"]);
+    // Draws: only targets that take medians over draws accept them, at least one.
+    assert_clean_error(
+        &zonelab(&["reproduce", "devices", "--scale", "0.01", "--draws", "2"]),
+        &[
+            "target devices runs once and takes no draws",
+            "mios",
+            "hhzs",
+        ],
+    );
+    assert_clean_error(
+        &zonelab(&["reproduce", "mios", "--scale", "0.01", "--draws", "0"]),
+        &["--draws"],
+    );
 }
 
 #[test]
@@ -780,6 +793,46 @@ fn reproduce_mios_runs_at_small_scale_deterministically() {
     ] {
         assert!(d1.join(csv).exists(), "{csv} missing");
     }
+    // Claims are medians over 3 seeds by default; the first draw is `--seed`'s own
+    // run, so `--draws 1` gives its values and the same figures.
+    let one = d1.parent().unwrap().join("one");
+    let o = zonelab(&[
+        "reproduce",
+        "mios",
+        "--scale",
+        "0.01",
+        "--draws",
+        "1",
+        "--out",
+        one.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v1: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(one.join("results.json")).unwrap()).unwrap();
+    assert_eq!(v1["figures"], v["figures"]);
+    for (median, single) in v["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(v1["claims"].as_array().unwrap())
+    {
+        let spread = &median["spread"];
+        assert_eq!(spread["draws"], 3, "{}", median["id"]);
+        assert_eq!(spread["values"][0], single["measured"], "{}", median["id"]);
+        assert!(single.get("spread").is_none());
+        // The median is the middle draw (values that are not numbers are NaN in JSON).
+        let values: Vec<f64> = spread["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|x| x.as_f64())
+            .collect();
+        if let (Some(m), 3) = (median["measured"].as_f64(), values.len()) {
+            assert!(values.contains(&m), "{}", median["id"]);
+            assert!(values.iter().filter(|&&x| x < m).count() <= 1);
+            assert!(values.iter().filter(|&&x| x > m).count() <= 1);
+        }
+    }
 }
 
 #[test]
@@ -878,6 +931,28 @@ fn reproduce_hhzs_small_scale_hhzs_beats_b3_and_auto() {
         );
     }
     assert!(d1.join("fig6_breakdown.csv").exists());
+    // `--draws 1`: one load per scheme, so no claim has a spread.
+    let one = d1.parent().unwrap().join("one");
+    let o = zonelab(&[
+        "reproduce",
+        "hhzs",
+        "--scale",
+        "0.002",
+        "--draws",
+        "1",
+        "--out",
+        one.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v1: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(one.join("results.json")).unwrap()).unwrap();
+    assert!(v["claims"].as_array().unwrap()[0].get("spread").is_some());
+    assert!(v1["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c.get("spread").is_none()));
+    assert!(v1["notes"].to_string().contains("Every load drawn 1 times"));
 }
 
 #[test]

@@ -30,6 +30,7 @@ fn main() {
             scale,
             seed,
             traces_dir: None,
+            draws: None,
         };
         let result = target
             .run(&opts, &mut NoProgress)

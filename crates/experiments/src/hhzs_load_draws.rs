@@ -57,6 +57,25 @@ impl Default for LoadDraws {
 }
 
 impl LoadDraws {
+    /// The same kind of draw, `count` times.
+    pub fn with_count(self, count: usize) -> Self {
+        match self {
+            LoadDraws::IndependentLoads { record_spread, .. } => LoadDraws::IndependentLoads {
+                count,
+                record_spread,
+            },
+            LoadDraws::Branches {
+                branch_fraction, ..
+            } => LoadDraws::Branches {
+                count,
+                branch_fraction,
+            },
+            LoadDraws::EndPointsOfOneLoad { spread, .. } => {
+                LoadDraws::EndPointsOfOneLoad { count, spread }
+            }
+        }
+    }
+
     pub fn count(&self) -> usize {
         match *self {
             LoadDraws::IndependentLoads { count, .. }
@@ -261,6 +280,26 @@ impl LoadPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn with_count_keeps_the_kind_of_draw() {
+        let cases = [
+            LoadDraws::default(),
+            LoadDraws::Branches {
+                count: 3,
+                branch_fraction: 0.5,
+            },
+            LoadDraws::EndPointsOfOneLoad {
+                count: 5,
+                spread: 0.02,
+            },
+        ];
+        for d in cases {
+            let one = d.with_count(1);
+            assert_eq!(one.count(), 1);
+            assert_eq!(one.with_count(d.count()), d, "only the count changes");
+        }
+    }
 
     #[test]
     fn end_points_of_one_load_spread_around_the_record_count_and_follow_the_seed() {

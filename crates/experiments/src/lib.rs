@@ -13,3 +13,4 @@ pub mod reproduce;
 pub mod reproduce_result;
 pub mod run_result;
 pub mod runs;
+pub mod seed_draws;

@@ -22,6 +22,21 @@ pub struct Claim {
     /// several end points): the smallest and largest draw and their number.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spread: Option<Spread>,
+    /// How `holds` was judged, so a claim can be judged again on another
+    /// measurement (the median of several draws, [`Claim::judged_on`]).
+    #[serde(skip)]
+    check: Check,
+}
+
+/// The test behind a claim's `holds`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Check {
+    /// Within ±`tolerance` of `paper`.
+    Within,
+    /// In the paper's range `[lo, hi]` (kept exact: `paper`/`tolerance` are rounded).
+    InRange { lo: f64, hi: f64 },
+    /// At least `paper`.
+    AtLeast,
 }
 
 /// The range of the draws behind a median.
@@ -60,6 +75,19 @@ impl Claim {
         }
         self
     }
+
+    /// The same claim judged on `measured` instead (e.g. the median of several
+    /// draws): same id, paper value and test; no spread.
+    pub fn judged_on(&self, measured: f64) -> Self {
+        let (id, description, unit) = (&self.id, &self.description, &self.unit);
+        match self.check {
+            Check::Within => {
+                Self::within(id, description, self.paper, measured, unit, self.tolerance)
+            }
+            Check::InRange { lo, hi } => Self::in_range(id, description, lo, hi, measured, unit),
+            Check::AtLeast => Self::at_least(id, description, self.paper, measured, unit),
+        }
+    }
 }
 
 impl Claim {
@@ -82,6 +110,7 @@ impl Claim {
             tolerance,
             holds,
             spread: None,
+            check: Check::Within,
         }
     }
 }
@@ -107,6 +136,7 @@ impl Claim {
             tolerance: round_sig((hi - lo) / 2.0 / mid),
             holds: measured >= lo && measured <= hi,
             spread: None,
+            check: Check::InRange { lo, hi },
         }
     }
 }
@@ -125,6 +155,7 @@ impl Claim {
             tolerance: 0.0,
             holds: measured >= bound,
             spread: None,
+            check: Check::AtLeast,
         }
     }
 }
@@ -220,6 +251,24 @@ pub fn round_sig(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_claim_judged_on_another_measurement_keeps_its_test() {
+        let w = Claim::within("w", "d", 100.0, 104.0, "x", 0.05);
+        assert!(w.holds);
+        let w2 = w.judged_on(106.0);
+        assert_eq!((w2.measured, w2.holds, w2.tolerance), (106.0, false, 0.05));
+        assert_eq!((w2.id.as_str(), w2.description.as_str()), ("w", "d"));
+        // The range test uses the exact bounds, not the rounded midpoint/tolerance.
+        let r = Claim::in_range("r", "", 0.0, 10.0, 12.0, "%");
+        assert!(!r.holds);
+        assert!(r.judged_on(10.0).holds);
+        assert!(!r.judged_on(-0.1).holds);
+        let a = Claim::at_least("a", "", 1.0, 0.99, "x");
+        assert!(!a.holds);
+        assert!(a.judged_on(1.0).holds);
+        assert_eq!(a.judged_on(1.0).tolerance, 0.0);
+    }
 
     #[test]
     fn claim_holds_within_tolerance_only() {

@@ -11,6 +11,7 @@ fn run() -> ReproduceResult {
         scale: 0.05,
         seed: 7,
         traces_dir: None,
+        draws: None,
     };
     run_target("conzone", &opts, &mut NoProgress).unwrap()
 }

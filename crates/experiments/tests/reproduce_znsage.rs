@@ -13,6 +13,7 @@ fn run() -> ReproduceResult {
         scale: 0.01,
         seed: 1,
         traces_dir: None,
+        draws: None,
     };
     run_target("znsage", &opts, &mut NoProgress).unwrap()
 }

@@ -213,6 +213,10 @@ impl Target for HhzsTarget {
         (0.0005, 1.0)
     }
 
+    fn draws(&self) -> Option<&'static str> {
+        Some("loads per scheme and SSD size (default 3 independent loads)")
+    }
+
     fn run(
         &self,
         opts: &RunOptions,
@@ -228,8 +232,10 @@ impl Target for HhzsTarget {
             value_bytes: setup.options.value_bytes,
         };
         let jobs = jobs(&plan);
-        self.draws.validate().map_err(ReproduceError::Run)?;
-        let load_plan = LoadPlan::new(self.draws, plan.records, opts.seed);
+        // `--draws` changes how many loads are drawn, not how.
+        let draws = opts.draws.map_or(self.draws, |n| self.draws.with_count(n));
+        draws.validate().map_err(ReproduceError::Run)?;
+        let load_plan = LoadPlan::new(draws, plan.records, opts.seed);
         let ends = &load_plan.ends;
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let all = run_load_jobs(&setup, &jobs, &load_plan, threads, &mut |d, t| {
@@ -764,7 +770,7 @@ impl Target for HhzsTarget {
         notes.push(format!(
             "Every load drawn {} times: {} ({} records; run seeds {}); each claim is the median of its ratio over the draws (end points), with the range in brackets; figures show medians, Fig. 5(b) the first end point.",
             ends.len(),
-            self.draws.describe(),
+            draws.describe(),
             ends.iter().map(|e| e.records.to_string()).collect::<Vec<_>>().join(", "),
             ends.iter().map(|e| e.run_seed.to_string()).collect::<Vec<_>>().join(", "),
         ));

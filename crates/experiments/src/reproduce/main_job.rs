@@ -61,8 +61,13 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
     DefaultScale {
         target: "mios",
         paper: "BCW/MIOS Figs. 7-15, Tables 3-5",
-        scale: 0.5,
-        measured_wall_s: 68.4,
+        // Claims are medians over 3 seeds (`seed_draws`, twelfth session): at 0.5
+        // that costs 2.1x one seed (210 s against 99.6 s, 2-core Intel Xeon VM),
+        // which would take the job past the budget; 0.2 took 107.7 s there, and
+        // 0.5 with one seed 99.6 s there against 68.4 s here, so 107.7 s x 68.4 /
+        // 99.6 = 74.0 s on the machine of the other entries (docs/reproduce.md).
+        scale: 0.2,
+        measured_wall_s: 74.0,
     },
     DefaultScale {
         target: "hhzs-motivation",
@@ -129,6 +134,8 @@ pub struct AllOptions<'a> {
     /// Every target at this scale (limited to its range) instead of its default.
     pub scale_override: Option<f64>,
     pub traces_dir: Option<std::path::PathBuf>,
+    /// Draws for the targets that take them (`RunOptions::draws`); `None`: their defaults.
+    pub draws: Option<usize>,
     /// The command line, for each target's run-info.json.
     pub command: Vec<String>,
 }
@@ -177,6 +184,8 @@ pub fn run_all(
             scale,
             seed: opts.seed,
             traces_dir: opts.traces_dir.clone(),
+            // Only targets that draw take it (the others run once).
+            draws: opts.draws.filter(|_| target.draws().is_some()),
         };
         let started = SystemTime::now();
         let wall = Instant::now();

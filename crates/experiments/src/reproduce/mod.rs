@@ -73,6 +73,10 @@ pub struct RunOptions {
     /// Directory with the real input traces, for targets that replay published
     /// traces (e.g. `mu-rmw`); without it they use look-alike traces.
     pub traces_dir: Option<std::path::PathBuf>,
+    /// How many draws a target that judges its claims on medians over draws runs
+    /// (`mios`: seeds of its workloads; `hhzs`: loads per scheme); `None`: the
+    /// target's default. A target that draws once rejects it ([`Target::draws`]).
+    pub draws: Option<usize>,
 }
 
 /// A reproducible experiment set.
@@ -82,6 +86,11 @@ pub trait Target {
     /// Which scales make sense: (minimum, maximum).
     fn scale_range(&self) -> (f64, f64) {
         (0.001, 1.0)
+    }
+    /// What a draw is, for targets that judge claims on medians over draws and
+    /// take `RunOptions::draws`; `None` for targets that run once.
+    fn draws(&self) -> Option<&'static str> {
+        None
     }
     fn run(
         &self,
@@ -96,7 +105,7 @@ pub fn targets() -> Vec<Box<dyn Target>> {
         Box::new(devices_table1::DevicesTable1),
         Box::new(mu_rmw::MuRmwTarget),
         Box::new(mu_rmw_sensitivity::MuRmwSensitivityTarget),
-        Box::new(mios::MiosTarget),
+        Box::new(mios::MiosTarget::default()),
         Box::new(hhzs_motivation::HhzsMotivationTarget),
         Box::new(hhzs::HhzsTarget::default()),
         Box::new(znsage::ZnsageTarget),
@@ -126,6 +135,24 @@ pub fn run_target(
             scale,
             allowed: format!("{lo}..={hi} for target {name}"),
         });
+    }
+    match (opts.draws, target.draws()) {
+        (Some(0), _) => {
+            return Err(ReproduceError::Run(
+                "draws 0 is out of range (at least 1)".into(),
+            ));
+        }
+        (Some(n), None) => {
+            return Err(ReproduceError::Run(format!(
+                "target {name} runs once and takes no draws (asked for {n}); targets with draws: {}",
+                all.iter()
+                    .filter(|t| t.draws().is_some())
+                    .map(|t| t.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        _ => {}
     }
     target.run(opts, progress)
 }

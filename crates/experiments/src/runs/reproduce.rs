@@ -17,6 +17,10 @@ pub struct ReproduceRequest {
     /// Directory with real traces for targets that replay them.
     #[serde(default)]
     pub traces: Option<String>,
+    /// Draws for targets that judge claims on medians over draws (`mios`,
+    /// `hhzs`); absent: the target's default.
+    #[serde(default)]
+    pub draws: Option<usize>,
 }
 
 fn one() -> f64 {
@@ -45,16 +49,22 @@ impl ReproduceRequest {
             scale: self.scale,
             seed: self.seed,
             traces_dir: self.traces.as_ref().map(Into::into),
+            draws: self.draws,
         }
     }
 
     pub fn canonical(&self) -> Result<serde_json::Value, RunError> {
-        Ok(serde_json::json!({
+        let mut c = serde_json::json!({
             "target": self.target,
             "scale": self.scale,
             "seed": self.seed,
             "traces": self.traces,
-        }))
+        });
+        // Only when given, so requests from before `draws` keep their form.
+        if let Some(d) = self.draws {
+            c["draws"] = d.into();
+        }
+        Ok(c)
     }
 
     /// Runs the target; the result is what `results.json` holds.
