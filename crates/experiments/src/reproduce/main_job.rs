@@ -37,8 +37,9 @@ pub const BUDGET_S: f64 = 300.0;
 /// inside `zonelab reproduce all` (release build of f8216d1, 2026-11-26): 268 s in all
 /// (4d77c97 took 277 s, f6c9488 287 s, e0a8275 294 s and, in a first run, 326 s: untouched targets vary
 /// 15-50 % between runs on this VM, so the margin is thin). The two
-/// HHZS targets share what the others leave: hhzs-motivation at 1 (167 s) would
-/// force hhzs down to 0.1 and leave 13 s of margin; 0.5 and 0.2 leave 55 s.
+/// HHZS targets share what the others leave. Since its eight loads run side by side
+/// (twelfth session), hhzs-motivation runs at paper scale within the budget; mios's
+/// medians over 3 seeds took it from 0.5 to 0.2.
 pub const DEFAULT_SCALES: &[DefaultScale] = &[
     DefaultScale {
         target: "devices",
@@ -72,8 +73,12 @@ pub const DEFAULT_SCALES: &[DefaultScale] = &[
     DefaultScale {
         target: "hhzs-motivation",
         paper: "HHZS §2.3, Fig. 2 (O1-O4)",
-        scale: 0.5,
-        measured_wall_s: 71.0,
+        // The eight loads side by side (twelfth session): at 0.5 159.7 s -> 79.5 s
+        // on the 2-core Intel Xeon VM, outputs byte-identical; 1 took 172.4 s there,
+        // x 71.0 / 159.7 (this entry's 0.5 here and there) = 76.6 s on the machine
+        // of the other entries (docs/reproduce.md).
+        scale: 1.0,
+        measured_wall_s: 76.6,
     },
     DefaultScale {
         target: "hhzs",
