@@ -41,6 +41,24 @@ fn reproduce_twice(
     (dir, d1, v, first_stdout)
 }
 
+/// Runs `zonelab reproduce <target> --scale <scale> --draws 1` into a sibling of
+/// `out` and returns its parsed `results.json`.
+fn reproduce_one_draw(out: &Path, target: &str, scale: &str) -> serde_json::Value {
+    let one = out.parent().unwrap().join("one");
+    let o = zonelab(&[
+        "reproduce",
+        target,
+        "--scale",
+        scale,
+        "--draws",
+        "1",
+        "--out",
+        one.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&std::fs::read(one.join("results.json")).unwrap()).unwrap()
+}
+
 /// The ids of a results.json's claims, in order.
 fn claim_ids(v: &serde_json::Value) -> Vec<&str> {
     v["claims"]
@@ -795,20 +813,7 @@ fn reproduce_mios_runs_at_small_scale_deterministically() {
     }
     // Claims are medians over 3 seeds by default; the first draw is `--seed`'s own
     // run, so `--draws 1` gives its values and the same figures.
-    let one = d1.parent().unwrap().join("one");
-    let o = zonelab(&[
-        "reproduce",
-        "mios",
-        "--scale",
-        "0.01",
-        "--draws",
-        "1",
-        "--out",
-        one.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v1: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(one.join("results.json")).unwrap()).unwrap();
+    let v1 = reproduce_one_draw(&d1, "mios", "0.01");
     assert_eq!(v1["figures"], v["figures"]);
     for (median, single) in v["claims"]
         .as_array()
@@ -932,20 +937,7 @@ fn reproduce_hhzs_small_scale_hhzs_beats_b3_and_auto() {
     }
     assert!(d1.join("fig6_breakdown.csv").exists());
     // `--draws 1`: one load per scheme, so no claim has a spread.
-    let one = d1.parent().unwrap().join("one");
-    let o = zonelab(&[
-        "reproduce",
-        "hhzs",
-        "--scale",
-        "0.002",
-        "--draws",
-        "1",
-        "--out",
-        one.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v1: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(one.join("results.json")).unwrap()).unwrap();
+    let v1 = reproduce_one_draw(&d1, "hhzs", "0.002");
     assert!(v["claims"].as_array().unwrap()[0].get("spread").is_some());
     assert!(v1["claims"]
         .as_array()
