@@ -159,6 +159,11 @@ fn the_main_job_pages_render_link_and_plot_in_a_browser() {
     let table = &dom[dom.find("id=\"claims\"").unwrap()..];
     let verdicts = table.matches(">holds</td>").count() + table.matches(">misses</td>").count();
     assert_eq!(verdicts, claims, "claims rows");
+    // Claims judged on medians (mios over seeds, hhzs over loads) show their draws.
+    assert!(
+        table.contains("<small title=\"draws: "),
+        "no draw ranges in the index"
+    );
 
     // Every link resolves: reports load in the browser (and are checked in turn),
     // other files exist and are not empty.

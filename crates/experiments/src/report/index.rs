@@ -4,7 +4,7 @@
 //! its report. Self-contained, viewable offline; links are relative
 //! (`<target>/report.html`), so the results directory can be moved.
 
-use super::{escape, fmt_value};
+use super::{escape, fmt_value, measured_cell};
 use crate::reproduce::main_job::TargetRun;
 
 const STYLE: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td.l,th.l{text-align:left}.ok{color:#1a7f37}.miss{color:#cf222e;font-weight:bold}tr.paper th{background:#eef;text-align:left}tr.total td{font-weight:bold;background:#f6f6f6}";
@@ -82,7 +82,7 @@ pub fn render_index(runs: &[TargetRun], seed: u64, total_wall_s: f64) -> String 
                 escape(&c.id),
                 escape(&c.description),
                 fmt_value(c.paper),
-                fmt_value(c.measured),
+                measured_cell(c),
                 escape(&c.unit),
             ));
         }

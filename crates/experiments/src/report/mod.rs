@@ -19,6 +19,25 @@ pub(crate) fn fmt_value(x: f64) -> String {
     crate::reproduce_result::round_sig(x).to_string()
 }
 
+/// A claim's measured value for a table cell: the value, and for the median of
+/// several draws their range (every draw in the tooltip).
+pub(crate) fn measured_cell(c: &Claim) -> String {
+    match &c.spread {
+        Some(sp) => format!(
+            "{} <small title=\"draws: {}\">[{}..{}]</small>",
+            fmt_value(c.measured),
+            sp.values
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            sp.min,
+            sp.max
+        ),
+        None => fmt_value(c.measured),
+    }
+}
+
 /// The paper's value next to the measured one for every claim: one bar figure per
 /// unit (at most [`CLAIMS_PER_FIGURE`] claims each), categories numbered as the
 /// claims table's `#` column (claim ids where a figure has five or fewer).
@@ -127,17 +146,7 @@ pub fn render_report(r: &ReproduceResult) -> String {
             escape(&c.id),
             escape(&c.description),
             c.paper,
-            match &c.spread {
-                // The median of several draws, with their range.
-                Some(sp) => format!(
-                    "{} <small title=\"draws: {}\">[{}..{}]</small>",
-                    c.measured,
-                    sp.values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "),
-                    sp.min,
-                    sp.max
-                ),
-                None => c.measured.to_string(),
-            },
+            measured_cell(c),
             escape(&c.unit),
             dev,
             fmt_value(c.tolerance * 100.0)
