@@ -9,7 +9,7 @@ use crate::{progress, table};
 use std::path::Path;
 use std::time::{Instant, SystemTime};
 use zonelab_experiments::reproduce::main_job::{default_scale, run_all, run_info, AllOptions};
-use zonelab_experiments::reproduce::{targets, write_outputs, ProgressSink};
+use zonelab_experiments::reproduce::{check_draws, targets, write_outputs, ProgressSink};
 use zonelab_experiments::reproduce_result::ReproduceResult;
 use zonelab_experiments::runs::ReproduceRequest;
 
@@ -48,6 +48,10 @@ pub fn run(a: ReproduceArgs) -> Result<(), String> {
             "unknown reproduce target `{name}` (known targets: {}, or all)",
             known.join(", ")
         ));
+    }
+    if name != "all" {
+        // Checked before the output directory is created, as the target's name is.
+        check_draws(name, a.draws.map(|d| d as usize)).map_err(|e| e.to_string())?;
     }
     prepare_out_dir(&a.out)?;
     if name == "all" {

@@ -193,13 +193,28 @@ fn reproduce_list_and_bad_targets() {
     );
     assert_clean_error(&zonelab(&["reproduce"]), &["needs a target"]);
     // Draws: only targets that take medians over draws accept them, at least one.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("not-created");
     assert_clean_error(
-        &zonelab(&["reproduce", "devices", "--scale", "0.01", "--draws", "2"]),
+        &zonelab(&[
+            "reproduce",
+            "devices",
+            "--scale",
+            "0.01",
+            "--draws",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ]),
         &[
             "target devices runs once and takes no draws",
             "mios",
             "hhzs",
         ],
+    );
+    assert!(
+        !out.exists(),
+        "a rejected run must not create its output directory"
     );
     assert_clean_error(
         &zonelab(&["reproduce", "mios", "--scale", "0.01", "--draws", "0"]),

@@ -214,7 +214,7 @@ impl Target for HhzsTarget {
     }
 
     fn draws(&self) -> Option<&'static str> {
-        Some("loads per scheme and SSD size (default 3 independent loads)")
+        Some("loads per scheme and SSD size, default 3 independent loads")
     }
 
     fn run(

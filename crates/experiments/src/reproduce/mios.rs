@@ -54,7 +54,7 @@ impl Target for MiosTarget {
     }
 
     fn draws(&self) -> Option<&'static str> {
-        Some("seeds of the generated workloads (default 3)")
+        Some("seeds of the generated workloads, default 3")
     }
 
     fn run(

@@ -114,6 +114,30 @@ pub fn targets() -> Vec<Box<dyn Target>> {
     ]
 }
 
+/// Checks `draws` for target `name` (`RunOptions::draws`): at least 1, and only for
+/// a target that takes draws. The CLI checks this before it creates the output
+/// directory; [`run_target`] checks it again.
+pub fn check_draws(name: &str, draws: Option<usize>) -> Result<(), ReproduceError> {
+    let all = targets();
+    let takes = all
+        .iter()
+        .find(|t| t.name() == name)
+        .and_then(|t| t.draws());
+    match (draws, takes) {
+        (Some(0), _) => Err(ReproduceError::Run(
+            "draws 0 is out of range (at least 1)".into(),
+        )),
+        (Some(n), None) => Err(ReproduceError::Run(format!(
+            "target {name} runs once and takes no draws (asked for {n}); targets with draws: {}",
+            all.iter()
+                .filter_map(|t| t.draws().map(|what| format!("{} ({what})", t.name())))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Runs target `name`.
 pub fn run_target(
     name: &str,
@@ -136,23 +160,6 @@ pub fn run_target(
             allowed: format!("{lo}..={hi} for target {name}"),
         });
     }
-    match (opts.draws, target.draws()) {
-        (Some(0), _) => {
-            return Err(ReproduceError::Run(
-                "draws 0 is out of range (at least 1)".into(),
-            ));
-        }
-        (Some(n), None) => {
-            return Err(ReproduceError::Run(format!(
-                "target {name} runs once and takes no draws (asked for {n}); targets with draws: {}",
-                all.iter()
-                    .filter(|t| t.draws().is_some())
-                    .map(|t| t.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
-        _ => {}
-    }
+    check_draws(name, opts.draws)?;
     target.run(opts, progress)
 }
