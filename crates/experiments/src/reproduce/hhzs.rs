@@ -3,7 +3,7 @@
 //! YCSB, each scheme's load drawn several times per SSD size (`hhzs_load_draws`)
 //! and every workload run on a fork of each draw's loaded state (`hhzs_eval`).
 
-use super::{ProgressSink, ReproduceError, RunOptions, Target};
+use super::{ProgressSink, ReproduceError, RunOptions, Target, TargetDraws};
 use crate::hhzs_eval::{run_load_jobs, LoadJob, LoadResult, Scheme, WorkloadJob, WorkloadResult};
 use crate::hhzs_load_draws::{LoadDraws, LoadPlan};
 use crate::hhzs_setup::{HybridSetup, PAPER_RECORDS};
@@ -213,8 +213,11 @@ impl Target for HhzsTarget {
         (0.0005, 1.0)
     }
 
-    fn draws(&self) -> Option<&'static str> {
-        Some("loads per scheme and SSD size, default 3 independent loads")
+    fn draws(&self) -> Option<TargetDraws> {
+        Some(TargetDraws {
+            what: "loads per scheme and SSD size",
+            default_count: self.draws.count(),
+        })
     }
 
     fn run(

@@ -14,7 +14,7 @@ use super::mios_extra::{
 };
 use super::mios_load::{load_sweep, LOAD_STEPS};
 use super::mios_more::{more, MORE_STEPS};
-use super::{ProgressSink, ReproduceError, RunOptions, Target};
+use super::{ProgressSink, ReproduceError, RunOptions, Target, TargetDraws};
 use crate::reproduce_result::{round_sig, Claim, Figure, FigureKind, ReproduceResult, Series};
 use crate::seed_draws::run_draws;
 use zonelab_devices::{open_device, Device};
@@ -53,8 +53,11 @@ impl Target for MiosTarget {
         "BCW/MIOS: predictor accuracy (§4.1), Pangu-like nodes A-D with Baseline / MIOS_D / MIOS_E (Fig. 7-15, Tables 3-5), several SSD/HDD pairs per node (§4.3)"
     }
 
-    fn draws(&self) -> Option<&'static str> {
-        Some("seeds of the generated workloads, default 3")
+    fn draws(&self) -> Option<TargetDraws> {
+        Some(TargetDraws {
+            what: "seeds of the generated workloads",
+            default_count: self.draws,
+        })
     }
 
     fn run(

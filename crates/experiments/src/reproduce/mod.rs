@@ -79,6 +79,14 @@ pub struct RunOptions {
     pub draws: Option<usize>,
 }
 
+/// What a target draws several times (e.g. "seeds of the generated workloads")
+/// and how many times by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TargetDraws {
+    pub what: &'static str,
+    pub default_count: usize,
+}
+
 /// A reproducible experiment set.
 pub trait Target {
     fn name(&self) -> &'static str;
@@ -87,9 +95,10 @@ pub trait Target {
     fn scale_range(&self) -> (f64, f64) {
         (0.001, 1.0)
     }
-    /// What a draw is, for targets that judge claims on medians over draws and
-    /// take `RunOptions::draws`; `None` for targets that run once.
-    fn draws(&self) -> Option<&'static str> {
+    /// What a draw is and how many a run takes by default, for targets that judge
+    /// claims on medians over draws and take `RunOptions::draws`; `None` for
+    /// targets that run once.
+    fn draws(&self) -> Option<TargetDraws> {
         None
     }
     fn run(
@@ -115,9 +124,10 @@ pub fn targets() -> Vec<Box<dyn Target>> {
 }
 
 /// Checks `draws` for target `name` (`RunOptions::draws`): at least 1, and only for
-/// a target that takes draws. The CLI checks this before it creates the output
-/// directory; [`run_target`] checks it again.
-pub fn check_draws(name: &str, draws: Option<usize>) -> Result<(), ReproduceError> {
+/// a target that takes draws. Returns the draws the run will take (`None` for a
+/// target that runs once, or an unknown one). The CLI checks this before it creates
+/// the output directory; [`run_target`] checks it again.
+pub fn check_draws(name: &str, draws: Option<usize>) -> Result<Option<usize>, ReproduceError> {
     let all = targets();
     let takes = all
         .iter()
@@ -130,11 +140,17 @@ pub fn check_draws(name: &str, draws: Option<usize>) -> Result<(), ReproduceErro
         (Some(n), None) => Err(ReproduceError::Run(format!(
             "target {name} runs once and takes no draws (asked for {n}); targets with draws: {}",
             all.iter()
-                .filter_map(|t| t.draws().map(|what| format!("{} ({what})", t.name())))
+                .filter_map(|t| t.draws().map(|d| format!(
+                    "{} ({}, default {})",
+                    t.name(),
+                    d.what,
+                    d.default_count
+                )))
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
-        _ => Ok(()),
+        (n, Some(d)) => Ok(Some(n.unwrap_or(d.default_count))),
+        (None, None) => Ok(None),
     }
 }
 

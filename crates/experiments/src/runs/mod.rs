@@ -202,4 +202,27 @@ mod tests {
             "--bs: `4x` has an unknown size suffix `x` (use k, m, g or t)"
         );
     }
+
+    #[test]
+    fn reproduce_canonical_forms_fill_in_the_draws() {
+        let canon = |v: serde_json::Value| RunRequest::from_json(v).unwrap().canonical();
+        let plain = canon(json!({"kind": "reproduce", "target": "mios"})).unwrap();
+        assert_eq!(plain["draws"], 3, "the target's default is filled in");
+        let three = canon(json!({"kind": "reproduce", "target": "mios", "draws": 3})).unwrap();
+        assert_eq!(plain, three);
+        let one = canon(json!({"kind": "reproduce", "target": "hhzs", "draws": 1})).unwrap();
+        assert_eq!(one["draws"], 1);
+        let once = canon(json!({"kind": "reproduce", "target": "devices"})).unwrap();
+        assert!(
+            once.get("draws").is_none(),
+            "a target that runs once has no draws"
+        );
+        let e = canon(json!({"kind": "reproduce", "target": "devices", "draws": 2})).unwrap_err();
+        assert!(
+            e.cli_message()
+                .contains("target devices runs once and takes no draws"),
+            "{}",
+            e.cli_message()
+        );
+    }
 }

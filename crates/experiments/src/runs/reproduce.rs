@@ -1,7 +1,7 @@
 //! A reproduce run as data: a paper target at a scale and seed.
 
 use super::{Progress, ProgressFn, RunError};
-use crate::reproduce::{run_target, ProgressSink, RunOptions};
+use crate::reproduce::{check_draws, run_target, ProgressSink, RunOptions};
 use crate::reproduce_result::ReproduceResult;
 use serde::{Deserialize, Serialize};
 
@@ -60,8 +60,12 @@ impl ReproduceRequest {
             "seed": self.seed,
             "traces": self.traces,
         });
-        // Only when given, so requests from before `draws` keep their form.
-        if let Some(d) = self.draws {
+        // The draws the run takes, defaults filled in (a request without `draws`
+        // and one with the target's default run the same thing); none for a target
+        // that runs once.
+        let draws =
+            check_draws(&self.target, self.draws).map_err(|e| RunError::Run(e.to_string()))?;
+        if let Some(d) = draws {
             c["draws"] = d.into();
         }
         Ok(c)
