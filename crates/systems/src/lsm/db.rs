@@ -281,6 +281,18 @@ impl<S: LsmStorage> LsmDb<S> {
         }
         out
     }
+    /// Bytes per level that running flushes and compactions have written so far
+    /// into their output files: on storage, not yet in the Version.
+    pub fn unfinished_level_bytes(&self) -> Vec<u64> {
+        let mut out = vec![0; self.version.num_levels()];
+        for f in self.flushes.iter().flatten() {
+            out[0] += f.written_bytes;
+        }
+        for c in self.compactions.iter().flatten() {
+            out[c.output_level as usize] += c.written_total_bytes;
+        }
+        out
+    }
     /// The SSTs compactions made obsolete that are still on storage.
     pub fn obsolete_files(&self) -> Vec<FileNo> {
         self.obsolete.iter().map(|o| o.no).collect()
@@ -311,6 +323,7 @@ impl<S: LsmStorage> LsmDb<S> {
             interval_s: interval_ns as f64 / 1e9,
             level_bytes: vec![Vec::new(); self.o.num_levels as usize],
             obsolete_level_bytes: vec![Vec::new(); self.o.num_levels as usize],
+            unfinished_level_bytes: vec![Vec::new(); self.o.num_levels as usize],
             ..Default::default()
         });
     }
@@ -451,6 +464,7 @@ impl<S: LsmStorage> LsmDb<S> {
             .map(|l| self.version.level_bytes(l))
             .collect();
         let obsolete = self.obsolete_level_bytes();
+        let unfinished = self.unfinished_level_bytes();
         if let Some(s) = &mut self.samples {
             s.time_s.push(t as f64 / 1e9);
             s.wal_bytes.push(wal);
@@ -459,6 +473,9 @@ impl<S: LsmStorage> LsmDb<S> {
             }
             for (l, b) in obsolete.into_iter().enumerate() {
                 s.obsolete_level_bytes[l].push(b);
+            }
+            for (l, b) in unfinished.into_iter().enumerate() {
+                s.unfinished_level_bytes[l].push(b);
             }
         }
         if self.client.step != Step::Finished {

@@ -137,17 +137,31 @@ pub struct LevelSamples {
     /// Version that are still on storage because running jobs pin them; a file
     /// system that sizes levels by the files it holds (ZenFS) sees both.
     pub obsolete_level_bytes: Vec<Vec<u64>>,
+    /// `unfinished_level_bytes[level][sample]`: what running flushes and
+    /// compactions have written so far into their output level. These files are on
+    /// storage, in the file system's count of the level, before the job installs
+    /// them in the Version.
+    pub unfinished_level_bytes: Vec<Vec<u64>>,
 }
 
 impl LevelSamples {
-    /// Bytes of `level` on storage at sample `i`: live plus pinned obsolete SSTs.
+    /// Bytes of `level` on storage at sample `i`, as a file system that sizes a
+    /// level by the files it holds counts them (H2Zone's ZenFS,
+    /// `ZenFS::ComputeCurrentAllocation` sums every file in `files_` by level):
+    /// the Version's SSTs, obsolete SSTs running jobs still pin, and the outputs
+    /// running jobs are writing.
     pub fn stored_level_bytes(&self, level: usize, i: usize) -> u64 {
-        self.level_bytes[level][i]
-            + self
-                .obsolete_level_bytes
-                .get(level)
-                .and_then(|v| v.get(i))
-                .copied()
-                .unwrap_or(0)
+        self.pinned_level_bytes(level, i) + sample_at(&self.unfinished_level_bytes, level, i)
     }
+
+    /// Bytes of `level` at sample `i` in finished files only: the Version's SSTs and
+    /// obsolete SSTs running jobs still pin (the outputs being written left out).
+    pub fn pinned_level_bytes(&self, level: usize, i: usize) -> u64 {
+        self.level_bytes[level][i] + sample_at(&self.obsolete_level_bytes, level, i)
+    }
+}
+
+/// `series[level][i]`, or 0 where the series was not sampled.
+fn sample_at(series: &[Vec<u64>], level: usize, i: usize) -> u64 {
+    series.get(level).and_then(|v| v.get(i)).copied().unwrap_or(0)
 }
