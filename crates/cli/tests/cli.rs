@@ -907,6 +907,11 @@ fn reproduce_hhzs_motivation_small_scale_directions() {
     // O1: under an unthrottled load, L0 and L1 grow several times past their targets.
     assert!(claim("o1.l0_max_over_target") > 2.0);
     assert!(claim("o1.l1_max_over_target") > 2.0);
+    // ... and not only at a peak: L0 and L1 sit above their targets most of the load.
+    assert!(claim("o1.l0_median_over_target") > 1.0);
+    assert!(claim("o1.l1_median_over_target") > 1.0);
+    // O2: B4's L3 SSTs crowd most of L0's writes off the SSD.
+    assert!(claim("o2.b4_l0_hdd_write_share") > 50.0);
     // O2: B1 keeps L1 off the SSD, B2 puts it there; B3 loads faster than B4.
     let b1 = series("fig2b_ssd_write_share", "B1");
     let b2 = series("fig2b_ssd_write_share", "B2");
