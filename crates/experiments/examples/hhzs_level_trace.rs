@@ -21,8 +21,8 @@
 //! Each line is followed (on stderr) by the SSD's free zones, its zones held per
 //! level by live and by obsolete SSTs, and the policy's tiering state; the end
 //! shows where each level's new SSTs went and why.
-//! `sL0`–`sL3` are the bytes per level on storage (live plus pinned obsolete SSTs),
-//! what the paper's ZenFS sized levels by.
+//! `sL0`–`sL3` are the bytes per level on storage (live SSTs, pinned obsolete SSTs
+//! and the outputs running jobs are writing), what the paper's ZenFS sized levels by.
 
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
 use zonelab_experiments::hhzs_setup::{
