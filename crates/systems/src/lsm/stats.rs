@@ -163,5 +163,9 @@ impl LevelSamples {
 
 /// `series[level][i]`, or 0 where the series was not sampled.
 fn sample_at(series: &[Vec<u64>], level: usize, i: usize) -> u64 {
-    series.get(level).and_then(|v| v.get(i)).copied().unwrap_or(0)
+    series
+        .get(level)
+        .and_then(|v| v.get(i))
+        .copied()
+        .unwrap_or(0)
 }
