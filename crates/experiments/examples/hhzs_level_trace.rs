@@ -21,6 +21,7 @@
 //! Each line is followed (on stderr) by the SSD's free zones, its zones held per
 //! level by live and by obsolete SSTs, and the policy's tiering state; the end
 //! shows where each level's new SSTs went and why.
+//! `ZONELAB_SPINDLE_PHASE_NS=N` sets the HDD's spindle phase, which draws another load.
 //! `sL0`–`sL3` are the bytes per level on storage (live SSTs, pinned obsolete SSTs
 //! and the outputs running jobs are writing), what the paper's ZenFS sized levels by.
 
@@ -74,6 +75,14 @@ fn main() {
     } else {
         open_scheme(&setup, scheme).expect("open")
     };
+    // `ZONELAB_SPINDLE_PHASE_NS`: the HDD's spindle phase, to draw other loads
+    // (the draw `reproduce hhzs` makes per load, "One load is one draw").
+    if let Ok(phase) = std::env::var("ZONELAB_SPINDLE_PHASE_NS") {
+        let phase: u64 = phase
+            .parse()
+            .expect("ZONELAB_SPINDLE_PHASE_NS: nanoseconds");
+        db.storage_mut().set_spindle_phases_ns(phase);
+    }
     let spec = setup.load_spec(records);
     let mut load = YcsbOps {
         inner: spec.load().expect("spec"),
