@@ -17,7 +17,8 @@
 //! of its 20 zones for the authors' ZenFS metadata, `ZENFS_META_ZONES`) or
 //! `arena-64mib` (MemTables switch by RocksDB's arena accounting with blocks of
 //! `write_buffer_size` / 8, RocksDB's default before 6.21: ~496 MiB per MemTable,
-//! L0 flushes that leave 8 % of an SSD zone, `LsmOptions::arena_block_bytes`).
+//! L0 flushes that leave 8 % of an SSD zone, `LsmOptions::arena_block_bytes`) or
+//! `ssd-zones=N` (N SSD zones instead of the paper's 20).
 //! Each line is followed (on stderr) by the SSD's free zones, its zones held per
 //! level by live and by obsolete SSTs, and the policy's tiering state; the end
 //! shows where each level's new SSTs went and why.
@@ -58,13 +59,16 @@ fn main() {
         Some("arena-64mib") => {
             setup.options.arena_block_bytes = setup.options.write_buffer_bytes / 8
         }
+        Some(z) if z.starts_with("ssd-zones=") => {
+            setup.ssd_zones = z["ssd-zones=".len()..].parse().expect("ssd-zones=N");
+        }
         Some("finish-threshold-0") => {
             if let Some(z) = setup.zenfs.as_mut() {
                 z.finish_threshold_pct = 0;
             }
         }
         Some(other) => panic!(
-            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete, store-allocation, finish-threshold-0, ssd-meta-zones, arena-64mib)"
+            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete, store-allocation, finish-threshold-0, ssd-meta-zones, arena-64mib, ssd-zones=N)"
         ),
     }
     let records = (PAPER_RECORDS as f64 * scale) as u64;
