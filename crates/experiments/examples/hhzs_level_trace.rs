@@ -135,10 +135,8 @@ fn main() {
         }
         let v = db.version();
         let wc = db.write_controller();
-        let obs = db.obsolete_level_bytes();
-        let unfinished = db.unfinished_level_bytes();
-        // What the file system holds: Version, pinned obsolete SSTs, outputs being written.
-        let stored = |l: usize| gib(v.level_bytes(l) + obs[l] + unfinished[l]);
+        let on_storage = db.stored_level_bytes();
+        let stored = |l: usize| gib(on_storage[l]);
         println!(
             "{:>8} {:>7.0} {:>8} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>5.1} {:>5.1} {:>5.1} {:>5.1} {:>12.1} {:>8.0}  {:?} {:?} {:>9.2} {:?} {:.0} {:.0} {}",
             k * every,

@@ -465,6 +465,7 @@ fn stored_level_sizes_count_every_file_the_storage_holds_per_level() {
                 on_storage[level as usize] += bytes;
             }
         }
+        assert_eq!(on_storage, db.stored_level_bytes());
         let obsolete = db.obsolete_level_bytes();
         let unfinished = db.unfinished_level_bytes();
         for l in 0..levels {

@@ -293,6 +293,16 @@ impl<S: LsmStorage> LsmDb<S> {
         }
         out
     }
+    /// Bytes per level on storage, as a file system that sizes a level by its files
+    /// counts them: the Version's SSTs, pinned obsolete SSTs and the outputs running
+    /// jobs are writing (what [`LevelSamples::stored_level_bytes`] samples).
+    pub fn stored_level_bytes(&self) -> Vec<u64> {
+        let obsolete = self.obsolete_level_bytes();
+        let unfinished = self.unfinished_level_bytes();
+        (0..self.version.num_levels())
+            .map(|l| self.version.level_bytes(l) + obsolete[l] + unfinished[l])
+            .collect()
+    }
     /// The SSTs compactions made obsolete that are still on storage.
     pub fn obsolete_files(&self) -> Vec<FileNo> {
         self.obsolete.iter().map(|o| o.no).collect()
