@@ -134,7 +134,8 @@ pub struct YcsbArgs {
     /// HDD profile (zoned).
     #[arg(long, default_value = "st14000nm0007")]
     pub hdd: String,
-    /// SSD zones the store may use.
+    /// SSD zones the file system may use, its 3 metadata zones included (the
+    /// paper's 20; RocksDB's metadata files hold 2 more under B1–B9, B3+M and AUTO).
     #[arg(long, default_value_t = 20)]
     pub ssd_zones: u32,
     /// Change a field of the SSD's or HDD's profile: --set ssd.flash.channels=4,

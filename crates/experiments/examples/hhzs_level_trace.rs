@@ -13,12 +13,13 @@
 //! store's own zone allocation — a WAL stream of zones of its own — instead of
 //! ZenFS's zone sharing, `HybridSetup::zenfs = None`) or `finish-threshold-0`
 //! (ZenFS sharing without the authors' `--finish_threshold=7`: zones an L0 SST
-//! nearly filled stay open for WAL files too) or `ssd-meta-zones` (the SSD keeps 3
-//! of its 20 zones for the authors' ZenFS metadata, `ZENFS_META_ZONES`) or
+//! nearly filled stay open for WAL files too) or `no-metadata-zones` (every SSD
+//! zone holds WAL files and SSTs: no zones for ZenFS's metadata or RocksDB's
+//! metadata files, `HybridSetup::metadata_zones`) or
 //! `arena-64mib` (MemTables switch by RocksDB's arena accounting with blocks of
 //! `write_buffer_size` / 8, RocksDB's default before 6.21: ~496 MiB per MemTable,
 //! L0 flushes that leave 8 % of an SSD zone, `LsmOptions::arena_block_bytes`) or
-//! `ssd-zones=N` (N SSD zones instead of the paper's 20).
+//! `ssd-zones=N` (N SSD zones, metadata zones included, instead of the paper's 20).
 //! Each line is followed (on stderr) by the SSD's free zones, its zones held per
 //! level by live and by obsolete SSTs, and the policy's tiering state; the end
 //! shows where each level's new SSTs went and why.
@@ -27,9 +28,7 @@
 //! and the outputs running jobs are writing), what the paper's ZenFS sized levels by.
 
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
-use zonelab_experiments::hhzs_setup::{
-    HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS, ZENFS_META_ZONES,
-};
+use zonelab_experiments::hhzs_setup::{HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS};
 use zonelab_systems::hhzs::WriteGuided;
 
 fn main() {
@@ -55,7 +54,7 @@ fn main() {
         }
         Some("delete-at-install") => setup.options.defer_obsolete_deletion = false,
         Some("store-allocation") => setup.zenfs = None,
-        Some("ssd-meta-zones") => setup.ssd_zones -= ZENFS_META_ZONES,
+        Some("no-metadata-zones") => setup.metadata_zones = false,
         Some("arena-64mib") => {
             setup.options.arena_block_bytes = setup.options.write_buffer_bytes / 8
         }
@@ -68,7 +67,7 @@ fn main() {
             }
         }
         Some(other) => panic!(
-            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete, store-allocation, finish-threshold-0, ssd-meta-zones, arena-64mib, ssd-zones=N)"
+            "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete, store-allocation, finish-threshold-0, no-metadata-zones, arena-64mib, ssd-zones=N)"
         ),
     }
     let records = (PAPER_RECORDS as f64 * scale) as u64;

@@ -18,7 +18,9 @@
 //!  state printed N times over the load, stepping it with `continue_ops`, the
 //!  same simulation as one load; `ZONELAB_SETTLE=1`: the fork runs its pending
 //!  flushes and compactions to the end before the workload starts, an ablation
-//!  that takes the load's compaction debt out of the run)
+//!  that takes the load's compaction debt out of the run;
+//!  `ZONELAB_NO_METADATA_ZONES=1`: every SSD zone holds data, no zones for the
+//!  file system's or RocksDB's metadata, `HybridSetup::metadata_zones`)
 //!  — an end point of `reproduce
 //!  hhzs` is its record count and run seed (listed in its notes).
 
@@ -79,6 +81,7 @@ fn main() -> Result<(), String> {
         .map(|s| s.parse())
         .collect::<Result<_, _>>()?;
     let mut setup = HybridSetup::paper(scale);
+    setup.metadata_zones = std::env::var("ZONELAB_NO_METADATA_ZONES").is_err();
     if let Some(sets) = args.get(7) {
         for o in sets.split(';').filter(|o| !o.is_empty()) {
             setup

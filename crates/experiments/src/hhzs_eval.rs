@@ -413,6 +413,33 @@ mod tests {
     }
 
     #[test]
+    fn the_basic_schemes_lose_two_more_ssd_zones_to_metadata_than_hhzs() {
+        let setup = HybridSetup::paper(0.002);
+        // (SSD zones without the pool, empty SSD zones, HDD zones in use).
+        let zones = |scheme| {
+            let db = open_scheme(&setup, scheme).expect("open");
+            let ssd = db.storage().view(0).devices[0];
+            (
+                ssd.sst_zones,
+                ssd.empty_zones,
+                db.storage().traffic()[1].zones_in_use,
+            )
+        };
+        // 20 − 3 ZenFS metadata zones; 2 more held by the MANIFEST and the small files.
+        assert_eq!(zones(Scheme::Basic(3)), (17, 15, 0));
+        assert_eq!(zones(Scheme::B3M), (17, 15, 0));
+        // AUTO and HHZS also keep the 2-zone WAL/cache pool; HHZS's metadata
+        // files are on the HDD.
+        assert_eq!(zones(Scheme::Auto), (15, 13, 0));
+        assert_eq!(zones(Scheme::Hhzs), (15, 15, 2));
+        assert_eq!(zones(Scheme::P), (15, 15, 2));
+        let mut ablation = setup.clone();
+        ablation.metadata_zones = false;
+        let db = open_scheme(&ablation, Scheme::Basic(3)).expect("open");
+        assert_eq!(db.storage().view(0).devices[0].empty_zones, 20);
+    }
+
+    #[test]
     fn a_branch_keeping_the_spindle_phase_is_the_load_itself_and_another_phase_another_run() {
         let records = (PAPER_RECORDS as f64 * 0.002) as u64;
         let plan = |branch_at_records, phase| LoadPlan {

@@ -12,20 +12,15 @@ use zonelab_workloads::ycsb::{keys::key_value, CoreWorkloadSpec, InsertOrder, Yc
 
 /// The paper's data set: 200 GiB of 1 KiB objects (§2.3) = 209,715,200 records.
 pub const PAPER_RECORDS: u64 = 200 * 1024 * 1024;
-/// SSD zones available (§2.3: 20 × 1,077 MiB = 21.0 GiB).
+/// SSD zones available (§2.3: 20 × 1,077 MiB = 21.0 GiB). The authors' ZenFS takes
+/// its [`ZENFS_META_ZONES`] from these: their SSD limit is `constrained_ssd_space /
+/// zone_sz_` zones (H2Zone `zbd_zenfs.cc`, `ZonedBlockDevice::Open`, the 2 GiB zone
+/// *size*), the option files hold 40, 80, 120 and 160 GiB — 20, 40, 60 and 80
+/// zones, the paper's Exp#5 sizes — and `ZonedAddZones` lists the metadata zones
+/// among them (docs/hhzs.md, "The zones the file system and RocksDB's metadata
+/// take").
 pub const PAPER_SSD_ZONES: u32 = 20;
-/// Zones the authors' hybrid ZenFS keeps for its metadata on its first device, the
-/// SSD (H2Zone `src/zenfs/fs/zbd_zenfs.h`: `ZENFS_META_ZONES (3)`;
-/// `fzbd_zenfs.cc` `HybridBlockDevice::Open` takes them from the first device,
-/// `scripts/config.sh` lists the SSD first). Its SSD limit is
-/// `constrained_ssd_space / zone_sz_` zones (`zbd_zenfs.cc`,
-/// `ZonedBlockDevice::Open`: the 2 GiB zone *size*), and the option files hold
-/// 40, 80, 120 and 160 GiB — 20, 40, 60 and 80 zones, the paper's Exp#5 sizes —
-/// so with these meta zones inside that count the files had 17 of the 20. The
-/// paper states 20 × 1,077 MiB = 21.0 GiB available; the experiments keep the
-/// paper's 20 and the level trace's `ssd-meta-zones` ablation measures 17
-/// (docs/hhzs.md).
-pub const ZENFS_META_ZONES: u32 = 3;
+pub use zonelab_systems::hhzs::{METADATA_FILE_ZONES, ZENFS_META_ZONES};
 
 /// Where the HHZS experiments run.
 #[derive(Debug, Clone)]
@@ -35,7 +30,14 @@ pub struct HybridSetup {
     /// Profile fields changed from the profiles' values (`--set ssd.flash.channels=4`).
     pub ssd_overrides: Vec<ProfileOverride>,
     pub hdd_overrides: Vec<ProfileOverride>,
+    /// SSD zones the file system may use, its metadata zones included.
     pub ssd_zones: u32,
+    /// Take the zones the authors' file system keeps for its metadata (3 SSD
+    /// zones) and RocksDB's metadata files hold (2 zones on the device the
+    /// scheme's placement puts them on) before the first file
+    /// ([`zonelab_systems::hhzs::metadata_zones`]). `false` is the ablation: every
+    /// zone holds WAL files and SSTs, as the model had it before.
+    pub metadata_zones: bool,
     pub options: LsmOptions,
     /// With a WAL/cache pool, set RocksDB's `max_total_wal_size` to what the pool
     /// holds (issue 14 item 2). `false` is an ablation: the authors' YCSB binding
@@ -70,7 +72,8 @@ impl HybridSetup {
     }
 
     /// The paper's devices and RocksDB options, every size scaled by `scale`. The
-    /// SSD keeps 20 zones: one SST per zone, so it holds 20 SSTs at every scale.
+    /// SSD keeps 20 zones at every scale (one SST per zone), with the authors'
+    /// metadata zones taken from them.
     pub fn paper(scale: f64) -> Self {
         Self {
             ssd_profile: "zn540".into(),
@@ -78,6 +81,7 @@ impl HybridSetup {
             ssd_overrides: Vec::new(),
             hdd_overrides: Vec::new(),
             ssd_zones: PAPER_SSD_ZONES,
+            metadata_zones: true,
             options: LsmOptions::hhzs_paper().scaled(scale),
             wal_cap_from_pool: true,
             migration_planning_window_ns: h2zone_daemon_times_ns(scale).0,
@@ -104,6 +108,7 @@ impl HybridSetup {
             open_device_with(&self.ssd_profile, &self.ssd_overrides).map_err(|e| e.to_string())?;
         let hdd =
             open_device_with(&self.hdd_profile, &self.hdd_overrides).map_err(|e| e.to_string())?;
+        let metadata_files_device = policy.metadata_files_device();
         let store = ZoneFileStore::new(
             vec![
                 StoreDeviceSpec {
@@ -119,6 +124,11 @@ impl HybridSetup {
         )
         .map_err(|e| e.to_string())?;
         let mut store = store;
+        if self.metadata_zones {
+            store
+                .reserve_filesystem_metadata_zones(0, ZENFS_META_ZONES)
+                .map_err(|e| e.to_string())?;
+        }
         if wal_cache_zones > 0 || caching || migration_bytes_per_s > 0 {
             store
                 .configure_hhzs(wal_cache_zones, caching, migration_bytes_per_s)
@@ -129,6 +139,11 @@ impl HybridSetup {
         if let Some(sharing) = self.zenfs.filter(|_| wal_cache_zones == 0) {
             store
                 .configure_zenfs_sharing_with(sharing)
+                .map_err(|e| e.to_string())?;
+        }
+        if self.metadata_zones {
+            store
+                .hold_metadata_file_zones(metadata_files_device, METADATA_FILE_ZONES, 0)
                 .map_err(|e| e.to_string())?;
         }
         // RocksDB's `max_total_wal_size` sized to the WAL/cache pool (§3.2, §4.1).

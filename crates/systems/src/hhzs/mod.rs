@@ -17,6 +17,7 @@ pub mod cache_table;
 pub mod data_path;
 pub mod journal;
 pub mod journal_codec;
+pub mod metadata_zones;
 pub mod migration;
 pub mod placement;
 pub mod read_stats;
@@ -30,6 +31,7 @@ pub mod zone_store;
 
 pub use allocation::RelocationStats;
 pub use auto::AutoPlacement;
+pub use metadata_zones::{METADATA_FILE_ZONES, ZENFS_META_ZONES};
 pub use migration::{
     h2zone_daemon_times_ns, MigrationLimiter, MigrationPlanning,
     H2ZONE_CAPACITY_MIGRATION_DELAY_NS, H2ZONE_PLANNING_WINDOW_NS,

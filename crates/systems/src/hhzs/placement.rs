@@ -17,6 +17,15 @@ pub trait PlacementPolicy {
     /// Devices to take a new zone for a file of `kind` from, in order of
     /// preference; the store uses the first with an empty zone it may open.
     fn devices_for(&mut self, kind: FileKind, view: &StoreView) -> Vec<usize>;
+    /// The device RocksDB's metadata files (MANIFEST, CURRENT, IDENTITY, OPTIONS)
+    /// go to. The authors' placement functions send every file that is neither a
+    /// WAL nor an SST to the SSD under the basic schemes and AUTO
+    /// (`CheckRotationalTrivial`, `CheckRotationalSpanDB`: the HDD only for SSTs)
+    /// and to the HDD under H2Zone's ("Put meta in HDD", `CheckRotationalH2Zone`;
+    /// H2Zone `src/zenfs/fs/fzbd_zenfs.cc`).
+    fn metadata_files_device(&self) -> usize {
+        0
+    }
     /// A hint from the LSM-tree (basic schemes ignore hints).
     fn on_hint(&mut self, _now: Ns, _hint: &Hint) {}
     /// Called about once a second of virtual time while no migration runs: a

@@ -128,4 +128,20 @@ mod tests {
         assert!(Scheme::Hhzs.store().caching && !Scheme::PM.store().caching);
         assert!(!Scheme::Basic(3).store().wal_cache_pool && Scheme::Auto.store().wal_cache_pool);
     }
+
+    #[test]
+    fn metadata_files_go_where_the_authors_placement_functions_send_them() {
+        // `CheckRotationalTrivial` / `CheckRotationalSpanDB`: the SSD; H2Zone's: the HDD.
+        for s in [
+            Scheme::Basic(3),
+            Scheme::Basic(4),
+            Scheme::Auto,
+            Scheme::B3M,
+        ] {
+            assert_eq!(s.policy().metadata_files_device(), 0, "{}", s.name());
+        }
+        for s in [Scheme::P, Scheme::PM, Scheme::Hhzs] {
+            assert_eq!(s.policy().metadata_files_device(), 1, "{}", s.name());
+        }
+    }
 }

@@ -270,6 +270,17 @@ impl PlacementPolicy for WriteGuided {
         Box::new(self.clone())
     }
 
+    /// H2Zone's placement puts metadata files on the HDD ("Put meta in HDD",
+    /// `CheckRotationalH2Zone`); Bh+M keeps the basic schemes' placement
+    /// (`CheckRotationalTrivial`), which leaves them on the SSD.
+    fn metadata_files_device(&self) -> usize {
+        if self.basic_h.is_some() {
+            0
+        } else {
+            1
+        }
+    }
+
     fn devices_for(&mut self, kind: FileKind, view: &StoreView) -> Vec<usize> {
         let all: Vec<usize> = (0..view.devices.len()).collect();
         let hdd_only: Vec<usize> = (1..view.devices.len()).collect();

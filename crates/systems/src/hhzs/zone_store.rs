@@ -38,6 +38,9 @@ pub(super) struct Zone {
     pub(super) open: bool,
     /// Holds cached blocks (HHZS §3.5), not file extents.
     pub(super) cache: bool,
+    /// Held by RocksDB's metadata files for the whole run, not by file extents
+    /// ([`super::metadata_zones`]).
+    pub(super) metadata_files: bool,
     /// The class of the file that opened the zone while it was empty: ZenFS's
     /// zone lifetime, type and level ([`super::zenfs_sharing`]).
     pub(super) opener: Option<FileClass>,
@@ -350,6 +353,7 @@ impl ZoneFileStore {
                     live_bytes: 0,
                     open: false,
                     cache: false,
+                    metadata_files: false,
                     opener: None,
                     resting: false,
                     shared: false,
@@ -913,7 +917,14 @@ impl ZoneFileStore {
         }
         for (d, dev) in self.devices.iter().enumerate() {
             for (z, zone) in dev.zones.iter().enumerate() {
-                if !zone.cache && zone.live_bytes != live[d][z] {
+                if zone.metadata_files {
+                    if !zone.open || live[d][z] != 0 || zone.live_bytes != dev.block_bytes {
+                        return Err(format!(
+                            "{}: metadata-file zone {z} is closed or holds file extents",
+                            dev.name
+                        ));
+                    }
+                } else if !zone.cache && zone.live_bytes != live[d][z] {
                     return Err(format!("{}: zone {z} live bytes disagree", dev.name));
                 }
             }
