@@ -141,7 +141,8 @@ def ycsb(
 
     ``opts`` takes ``zonelab ycsb``'s options: ``scale``, ``records``,
     ``operations``, ``alpha``, ``read_ratio``, ``target``, ``ssd``, ``hdd``,
-    ``ssd_zones``, ``seed``. ``overrides`` name their device:
+    ``ssd_zones``, ``no_metadata_zones`` (the ablation without the zones the
+    file system's and RocksDB's metadata take), ``seed``. ``overrides`` name their device:
     ``{"ssd.flash.channels": 4, "hdd.mechanics.rpm": 5400}``.
     """
     request = _request("ycsb", {"scheme": scheme, "workload": workload}, overrides, opts)

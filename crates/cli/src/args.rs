@@ -138,6 +138,10 @@ pub struct YcsbArgs {
     /// paper's 20; RocksDB's metadata files hold 2 more under B1–B9, B3+M and AUTO).
     #[arg(long, default_value_t = 20)]
     pub ssd_zones: u32,
+    /// Every SSD zone holds WAL files and SSTs: no zones for the file system's
+    /// metadata or RocksDB's metadata files (an ablation; docs/hhzs.md).
+    #[arg(long)]
+    pub no_metadata_zones: bool,
     /// Change a field of the SSD's or HDD's profile: --set ssd.flash.channels=4,
     /// --set hdd.mechanics.rpm=5400 (repeatable).
     #[arg(long = "set", value_name = "ssd|hdd.FIELD=VALUE")]

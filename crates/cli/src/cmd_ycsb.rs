@@ -38,6 +38,7 @@ pub fn request_from_args(a: &YcsbArgs) -> Result<YcsbRequest, String> {
         ssd: a.ssd.clone(),
         hdd: a.hdd.clone(),
         ssd_zones: a.ssd_zones,
+        no_metadata_zones: a.no_metadata_zones,
         seed: a.seed,
         overrides: parse_set(&a.set).map_err(|e| e.to_string())?,
     })

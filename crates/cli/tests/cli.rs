@@ -1042,6 +1042,30 @@ fn ycsb_runs_a_workload_on_hybrid_storage_and_rejects_bad_input() {
         &zonelab(&["ycsb", "--ssd-zones", "0"]),
         &["--ssd-zones must be at least 1"],
     );
+    // 5 SSD zones: ZenFS keeps 3 and B3's metadata files hold 2, so nothing is left
+    // for data; the ablation without the metadata zones runs.
+    let five = [
+        "ycsb",
+        "--scheme",
+        "b3",
+        "--workload",
+        "load",
+        "--scale",
+        "0.0005",
+        "--ssd-zones",
+        "5",
+    ];
+    assert_clean_error(
+        &zonelab(&five),
+        &["metadata-file zones leave no empty zone"],
+    );
+    let mut ablation = five.to_vec();
+    ablation.extend(["--no-metadata-zones", "--json"]);
+    let o = zonelab(&ablation);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["no_metadata_zones"], true);
+    assert_eq!(v["load"]["puts"], 104_858);
     assert_clean_error(
         &zonelab(&["ycsb", "--ssd", "nosuch", "--scale", "0.0005"]),
         &["nosuch"],

@@ -36,6 +36,10 @@ pub struct YcsbRequest {
     pub hdd: String,
     #[serde(default = "twenty")]
     pub ssd_zones: u32,
+    /// The ablation without the zones the file system's and RocksDB's metadata
+    /// take (`HybridSetup::metadata_zones` off).
+    #[serde(default)]
+    pub no_metadata_zones: bool,
     #[serde(default = "one")]
     pub seed: u64,
     #[serde(default)]
@@ -122,6 +126,7 @@ impl YcsbRequest {
         setup.ssd_overrides = to_overrides(&by_device["ssd"])?;
         setup.hdd_overrides = to_overrides(&by_device["hdd"])?;
         setup.ssd_zones = self.ssd_zones;
+        setup.metadata_zones = !self.no_metadata_zones;
         let records = self
             .records
             .unwrap_or(((PAPER_RECORDS as f64 * self.scale).round() as u64).max(1000));
@@ -185,6 +190,7 @@ impl YcsbRequest {
             "ssd": self.ssd, "hdd": self.hdd, "ssd_zones": self.ssd_zones,
             "overrides": echo(&self.overrides),
             "seed": self.seed,
+            "no_metadata_zones": self.no_metadata_zones,
         }))
     }
 
@@ -201,6 +207,9 @@ impl YcsbRequest {
         });
         if !self.overrides.is_empty() {
             json["overrides"] = echo(&self.overrides);
+        }
+        if self.no_metadata_zones {
+            json["no_metadata_zones"] = true.into();
         }
         Ok(YcsbOutcome {
             scheme: p.scheme,
