@@ -100,6 +100,16 @@ def test_ycsb_equals_the_cli(cli_json):
     assert frame["hdd.mechanics.rpm"][0] == 5400
 
 
+def test_ycsb_takes_the_metadata_zone_ablation():
+    # 5 SSD zones: ZenFS keeps 3, B3's RocksDB metadata files hold 2, nothing is left.
+    with pytest.raises(zonelab.ZonelabError, match="metadata-file zones leave no empty zone"):
+        zonelab.ycsb("b3", "load", scale=0.0005, ssd_zones=5, progress=False)
+    frame, raw = zonelab.ycsb("b3", "load", scale=0.0005, ssd_zones=5, no_metadata_zones=True,
+                              progress=False)
+    assert raw["no_metadata_zones"] is True
+    assert raw["load"]["puts"] == 104_858
+
+
 def test_ycsb_overrides_must_name_their_device():
     with pytest.raises(zonelab.ZonelabError, match="start it with `ssd.` or `hdd.`"):
         zonelab.ycsb("hhzs", "a", scale=0.0005, overrides={"flash.channels": 4}, progress=False)
