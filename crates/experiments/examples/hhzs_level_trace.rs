@@ -28,20 +28,25 @@
 //! and the outputs running jobs are writing), what the paper's ZenFS sized levels by.
 
 use zonelab_experiments::hhzs_eval::{open_scheme, open_scheme_with_policy, Scheme};
-use zonelab_experiments::hhzs_setup::{HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS};
+use zonelab_experiments::hhzs_setup::{
+    positional_arg as arg, HybridSetup, TakeOps, YcsbOps, PAPER_RECORDS,
+};
 use zonelab_systems::hhzs::WriteGuided;
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let scale: f64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(0.05);
-    let scheme: Scheme = args
-        .get(2)
-        .map(|s| s.parse().expect("scheme"))
-        .unwrap_or(Scheme::Basic(4));
-    let lines: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(60);
+fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let scale: f64 = arg(&args, 0, "scale", 0.05)?;
+    let scheme: Scheme = match args.get(1).map(String::as_str) {
+        None | Some("-") => Scheme::Basic(4),
+        Some(s) => s.parse()?,
+    };
+    let lines: u64 = arg(&args, 2, "lines", 60)?;
+    if !(scale > 0.0 && scale <= 1.0) || lines == 0 {
+        return Err("scale must be in (0, 1] and lines ≥ 1".into());
+    }
     let mut setup = HybridSetup::paper(scale);
     let mut exclude_obsolete = false;
-    match args.get(4).map(String::as_str) {
+    match args.get(3).map(String::as_str) {
         None => {}
         Some("exclude-obsolete") => exclude_obsolete = true,
         Some("no-pending-limits") => {
@@ -59,36 +64,40 @@ fn main() {
             setup.options.arena_block_bytes = setup.options.write_buffer_bytes / 8
         }
         Some(z) if z.starts_with("ssd-zones=") => {
-            setup.ssd_zones = z["ssd-zones=".len()..].parse().expect("ssd-zones=N");
+            setup.ssd_zones = z["ssd-zones=".len()..]
+                .parse()
+                .ok()
+                .filter(|&n: &u32| n >= 1)
+                .ok_or_else(|| format!("`{z}`: give a whole number of SSD zones ≥ 1"))?;
         }
         Some("finish-threshold-0") => {
             if let Some(z) = setup.zenfs.as_mut() {
                 z.finish_threshold_pct = 0;
             }
         }
-        Some(other) => panic!(
+        Some(other) => return Err(format!(
             "unknown ablation `{other}` (no-pending-limits, no-l0-limits, delete-at-install, exclude-obsolete, store-allocation, finish-threshold-0, no-metadata-zones, arena-64mib, ssd-zones=N)"
-        ),
+        )),
     }
     let records = (PAPER_RECORDS as f64 * scale) as u64;
     let mut db = if exclude_obsolete {
         let mut policy = WriteGuided::hhzs(scheme != Scheme::P, scheme == Scheme::Hhzs);
         policy.exclude_obsolete = true;
-        open_scheme_with_policy(&setup, scheme, Box::new(policy)).expect("open")
+        open_scheme_with_policy(&setup, scheme, Box::new(policy))?
     } else {
-        open_scheme(&setup, scheme).expect("open")
+        open_scheme(&setup, scheme)?
     };
     // `ZONELAB_SPINDLE_PHASE_NS`: the HDD's spindle phase, to draw other loads
     // (the draw `reproduce hhzs` makes per load, "One load is one draw").
     if let Ok(phase) = std::env::var("ZONELAB_SPINDLE_PHASE_NS") {
         let phase: u64 = phase
             .parse()
-            .expect("ZONELAB_SPINDLE_PHASE_NS: nanoseconds");
+            .map_err(|_| format!("ZONELAB_SPINDLE_PHASE_NS `{phase}` is not nanoseconds"))?;
         db.storage_mut().set_spindle_phases_ns(phase);
     }
     let spec = setup.load_spec(records);
     let mut load = YcsbOps {
-        inner: spec.load().expect("spec"),
+        inner: spec.load().map_err(|e| e.to_string())?,
     };
     let gib = |b: u64| b as f64 / scale / (1u64 << 30) as f64;
     println!("records  time_s  L0files  L0_GiB  L1_GiB  L2_GiB  L3_GiB  sL0  sL1  sL2  sL3  pending_GiB  oldest_job_s  state  cause  rate_MiBs  running  delayed_s stopped_s intraL0");
@@ -104,7 +113,7 @@ fn main() {
                 },
                 0,
             )
-            .expect("load");
+            .map_err(|e| format!("load: {e}"))?;
         delayed += s.delayed_s;
         stopped += s.stopped_s;
         intra += s.intra_l0_compactions;
@@ -216,4 +225,5 @@ fn main() {
             t[0].zone_resets
         );
     }
+    Ok(())
 }
