@@ -17,7 +17,8 @@
 //! from the first arrival — the same requests at a lower byte rate, an ablation),
 //! `ZONELAB_MIOS_BURST` (`period_ms,on_fraction`: each window's arrivals squeezed into
 //! its first `on_fraction`, per-second rates kept — sub-second burstiness, an ablation),
-//! `ZONELAB_MIOS_HDD_TIER` (`interval_ms,request_kib`: the HDD tier's own writes,
+//! `ZONELAB_MIOS_WAIT_BEHIND_SYNC` (set: writes arriving during a sync wait behind
+//! it, `NodeConfig::writes_wait_behind_sync`), `ZONELAB_MIOS_HDD_TIER` (`interval_ms,request_kib`: the HDD tier's own writes,
 //! `NodeConfig::hdd_tier_load`, an ablation), `ZONELAB_MIOS_HDD_SET` (comma-separated `key=value` overrides of the `wd100efax`
 //! profile used by the node, e.g. `cache.idle_flush_ms=1000000`; the profiling
 //! run before it uses the stock drive, as `reproduce mios` does), `ZONELAB_MIOS_SSD_SET`
@@ -281,6 +282,11 @@ fn main() -> Result<(), String> {
             .parse()
             .map_err(|_| format!("ZONELAB_MIOS_SYNC_EXTRA_MS `{v}`: a number"))?;
         cfg.sync_extra_ns = (ms * 1e6) as Ns;
+    }
+    // Algorithm 2/3 as written: writes arriving during a sync wait behind it
+    // (`NodeConfig::writes_wait_behind_sync`).
+    if std::env::var("ZONELAB_MIOS_WAIT_BEHIND_SYNC").is_ok() {
+        cfg.writes_wait_behind_sync = true;
     }
     // Ablation: the HDD tier's own writes, `interval_ms,request_kib`
     // (`NodeConfig::hdd_tier_load`).

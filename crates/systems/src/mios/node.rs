@@ -131,6 +131,12 @@ pub struct NodeConfig {
     /// "several hundred milliseconds, during which the HDD cannot accept any
     /// writes" (§4.2, §5.2) and gives no breakdown; docs/mios.md, sixth session.
     pub sync_extra_ns: Ns,
+    /// Writes arriving during a sync wait behind it (Algorithm 2 as written: line 1's
+    /// sync() leaves `flagHDD` on, and Fig. 5's Sync event takes the predictor to
+    /// F/A, so Algorithm 3 sends writes predicted F/M to the HDD queue, where they
+    /// wait for the sync to finish). `false`, the default since issue #21's sixth
+    /// pass: a sync turns `flagHDD` off and writes arriving meanwhile go to the SSD.
+    pub writes_wait_behind_sync: bool,
     /// Ablation (`None`, the default, in every `reproduce` run): the HDD's own
     /// traffic in a hybrid node, which MIOS does not schedule — see [`HddTierLoad`].
     pub hdd_tier_load: Option<HddTierLoad>,
@@ -172,6 +178,7 @@ impl NodeConfig {
             line4_only_to_idle_hdd: false,
             predict_fast_after_mid: true,
             sync_extra_ns: 0,
+            writes_wait_behind_sync: false,
             hdd_tier_load: None,
         }
     }
@@ -941,9 +948,7 @@ impl<'a> Node<'a> {
         }
         if self.sync_pending {
             self.sync_pending = false;
-            // A sync takes no writes (§4.2); nothing waits behind it.
-            self.send_queue_back(now)?;
-            return self.hdd_issue(now, &Command::Flush, HddOp::Sync, WriteState::F);
+            return self.issue_sync(now);
         }
         if self.gc_pending && self.hdd_queue.is_empty() {
             return self.gc_step(now);
@@ -1033,11 +1038,27 @@ impl<'a> Node<'a> {
         }
         if self.f_only_sync_wanted {
             self.f_only_sync_wanted = false;
-            // Nothing waits behind the sync: the queue goes to the SSD.
-            self.send_queue_back(now)?;
-            return self.hdd_issue(now, &Command::Flush, HddOp::Sync, WriteState::F);
+            return self.issue_sync(now);
         }
         Ok(())
+    }
+
+    /// Algorithm 2 line 1: sync() empties the HDD's buffer. By default a sync takes
+    /// no writes (§4.2: "the HDD cannot accept any writes"): `flagHDD` goes off and
+    /// the queue goes to the SSD, so nothing waits behind it. With
+    /// `writes_wait_behind_sync` (Algorithm 2/3 as written) `flagHDD` stays on, the
+    /// Sync event takes the predictor to F/A at once (Fig. 5), and the queued and
+    /// arriving writes wait in the HDD queue until the sync completes.
+    fn issue_sync(&mut self, now: Ns) -> Result<(), DeviceError> {
+        if self.cfg.writes_wait_behind_sync {
+            self.predictor.sync();
+            self.loops = 0;
+            self.slow_phase = false;
+            self.flag_hdd = true;
+        } else {
+            self.send_queue_back(now)?;
+        }
+        self.hdd_issue(now, &Command::Flush, HddOp::Sync, WriteState::F)
     }
 
     /// Appends `bytes` at the log tail.
