@@ -12,19 +12,23 @@
 # (rocksdb.compaction.times.cpu_micros); the statistics tickers give the exact bytes.
 # Costs are fitted by least squares as cpu = keys x ns_per_key + bytes x ns_per_byte.
 #
-# Usage: bash integrations/rocksdb/measure_cpu.sh [--reps N] [--target-mib M] [--out FILE]
+# Usage: bash integrations/rocksdb/measure_cpu.sh [--reps N] [--target-mib M] [--values "B ..."] [--out FILE]
+# The run-to-run variation of each job's CPU (the coefficient of variation over the reps
+# of one value size: `CpuCosts::job_jitter_ppm`) is printed at the end.
 # Needs db_bench (integrations/rocksdb/install-deps.sh) and /dev/shm. Run it alone on
 # the machine (under the heavy-work lock): it measures thread CPU time, not wall time.
 set -euo pipefail
 reps=3
 target_mib=512
+values="100 250 500 1000 2000 4000"
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --reps) reps="$2"; shift 2 ;;
     --target-mib) target_mib="$2"; shift 2 ;;
+    --values) values="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    *) echo "measure_cpu.sh: unknown argument \`$1\` (known: --reps N, --target-mib M, --out FILE)" >&2; exit 2 ;;
+    *) echo "measure_cpu.sh: unknown argument \`$1\` (known: --reps N, --target-mib M, --values \"B ...\", --out FILE)" >&2; exit 2 ;;
   esac
 done
 command -v db_bench >/dev/null || { echo "measure_cpu.sh: db_bench not found; run integrations/rocksdb/install-deps.sh" >&2; exit 1; }
@@ -32,7 +36,10 @@ db=/dev/shm/zonelab-measure-cpu-$$
 trap 'rm -rf "$db"' EXIT
 key_bytes=24
 rows="value_bytes,rep,keys,flush_cpu_s,flush_bytes,compaction_cpu_s,compaction_read_bytes"
-for value_bytes in 100 250 500 1000 2000 4000; do
+for value_bytes in $values; do
+  case "$value_bytes" in
+    ''|*[!0-9]*) echo "measure_cpu.sh: --values: \`$value_bytes\` is not a byte count" >&2; exit 2 ;;
+  esac
   num=$(( target_mib * 1024 * 1024 / (value_bytes + key_bytes + 12) ))
   for rep in $(seq 1 "$reps"); do
     rm -rf "$db"
@@ -67,5 +74,19 @@ fit() {
       printf "%s: %.0f ns per key + %.3f ns per byte (rms residual %.0f ns per key, %d runs)\n", "'"$3"'", icpt, slope, sqrt(ss / n), n
     }' <<<"$rows"
 }
-fit 4 5 "flush"
-fit 6 7 "compaction"
+# The fit needs runs at two or more value sizes.
+if [ "$(awk -F, 'NR > 1 { print $1 }' <<<"$rows" | sort -u | wc -l)" -ge 2 ]; then
+  fit 4 5 "flush"
+  fit 6 7 "compaction"
+fi
+# Run-to-run variation: per value size, the CV (sample standard deviation over the
+# mean) of each job's CPU across the reps.
+awk -F, 'NR > 1 {
+    n[$1]++; f[$1] += $4; ff[$1] += $4 * $4; c[$1] += $6; cc[$1] += $6 * $6
+  } END {
+    for (v in n) if (n[v] > 1) {
+      mf = f[v] / n[v]; mc = c[v] / n[v]
+      sf = sqrt((ff[v] - n[v] * mf * mf) / (n[v] - 1)); sc = sqrt((cc[v] - n[v] * mc * mc) / (n[v] - 1))
+      printf "value %s B, %d reps: flush CPU CV %.2f %%, compaction CPU CV %.2f %%\n", v, n[v], 100 * sf / mf, 100 * sc / mc
+    }
+  }' <<<"$rows"

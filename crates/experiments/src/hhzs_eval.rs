@@ -151,6 +151,12 @@ pub fn run_load_job_at(
         .collect())
 }
 
+/// The seed of a draw's per-job CPU factors (`CpuCosts::job_jitter_ppm`), from
+/// the draw's spindle phase: a draw is one machine's run, its disk and its CPUs.
+fn cpu_jitter_seed(spindle_phase_ns: u64) -> u64 {
+    zonelab_engine::rng::splitmix64(spindle_phase_ns ^ 0xc0de_c0de_0000_0001)
+}
+
 /// Whether the end points of `plan` are loads of their own, so that each can run
 /// as a task of its own ([`run_load_job_ends`]) with the same result.
 fn ends_are_independent(plan: &LoadPlan) -> bool {
@@ -179,6 +185,7 @@ fn run_load_job_ends(
     let mut db = open_scheme(&setup, job.scheme).map_err(ctx)?;
     db.storage_mut()
         .set_spindle_phases_ns(plan.load_spindle_phase_ns);
+    db.set_job_cpu_jitter_seed(cpu_jitter_seed(plan.load_spindle_phase_ns));
     let most = plan.ends.iter().map(|e| e.records).max().unwrap_or(0);
     let load_spec = setup.load_spec(most);
     let mut load_ops = YcsbOps {
@@ -204,6 +211,7 @@ fn run_load_job_ends(
             branch
                 .storage_mut()
                 .set_spindle_phases_ns(end.spindle_phase_ns);
+            branch.set_job_cpu_jitter_seed(cpu_jitter_seed(end.spindle_phase_ns));
             let mut ops = load_ops.clone();
             let mut rest = TakeOps {
                 inner: &mut ops,

@@ -168,6 +168,27 @@ fn runs_are_deterministic() {
     assert_eq!(run(), run());
 }
 
+/// The per-job CPU factors (`CpuCosts::job_jitter_ppm`) make two seeds two runs
+/// and leave one seed one run; without jitter the seed changes nothing.
+#[test]
+fn cpu_jitter_seeds_draw_runs_and_keep_them_deterministic() {
+    let run = |ppm: u64, seed: u64| {
+        let mut o = small_options();
+        o.cpu.job_jitter_ppm = ppm;
+        // Merging as slow as the device, so that CPU time sets when jobs end.
+        o.cpu.compaction_ps_per_byte = 5_000;
+        let mut db = LsmDb::new(o, IdealStorage::new(20_000, 1000 * MIB)).unwrap();
+        db.set_job_cpu_jitter_seed(seed);
+        let mut ops = (0..40_000).map(|i| KvOp::Put { key: key(i) });
+        let s = db.run_ops(&mut ops, 0).unwrap();
+        serde_json::to_string(&s).unwrap()
+    };
+    assert_eq!(run(0, 1), run(0, 2), "no jitter: the seed is unused");
+    assert_eq!(run(20_000, 1), run(20_000, 1), "deterministic");
+    assert_ne!(run(20_000, 1), run(20_000, 2), "two seeds, two runs");
+    assert_ne!(run(20_000, 1), run(0, 1));
+}
+
 #[test]
 fn bad_options_are_rejected() {
     let mut o = small_options();

@@ -16,6 +16,9 @@ use zonelab_workloads::ycsb::{custom, workload, CoreWorkloadSpec};
 #[derive(Debug, Clone, Default)]
 pub struct HhzsTarget {
     pub draws: LoadDraws,
+    /// Run-to-run variation of flush and compaction CPU time, as a CV in ppm
+    /// (`CpuCosts::job_jitter_ppm`; 0, the default: exact CPU costs).
+    pub cpu_jitter_ppm: u64,
 }
 
 const W: [(&str, f64, f64); 4] = [
@@ -226,7 +229,8 @@ impl Target for HhzsTarget {
         progress: &mut dyn ProgressSink,
     ) -> Result<ReproduceResult, ReproduceError> {
         let scale = opts.scale;
-        let setup = HybridSetup::paper(scale);
+        let mut setup = HybridSetup::paper(scale);
+        setup.options.cpu.job_jitter_ppm = self.cpu_jitter_ppm;
         let scaled = |n: f64, min: u64| ((n * scale).round() as u64).max(min);
         let plan = Plan {
             records: scaled(PAPER_RECORDS as f64, 1000),

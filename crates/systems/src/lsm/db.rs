@@ -234,6 +234,12 @@ impl<S: LsmStorage> LsmDb<S> {
     pub fn options(&self) -> &LsmOptions {
         &self.o
     }
+
+    /// Seeds the per-job CPU factors of the jobs from now on
+    /// (`CpuCosts::job_jitter_ppm`; no effect without jitter): one draw of a load.
+    pub fn set_job_cpu_jitter_seed(&mut self, seed: u64) {
+        self.o.cpu.job_jitter_seed = seed;
+    }
     pub fn layout(&self) -> &SstLayout {
         &self.layout
     }
@@ -914,7 +920,10 @@ impl<S: LsmStorage> LsmDb<S> {
                 let n = j.keys.len() as u64;
                 let keys = pro_rata(n, j.written_bytes, j.file_bytes)
                     - pro_rata(n, j.written_bytes - chunk, j.file_bytes);
-                let cpu = self.o.cpu.flush_ns(keys, chunk);
+                let cpu = self
+                    .o
+                    .cpu
+                    .jittered_ns(j.job, self.o.cpu.flush_ns(keys, chunk));
                 self.queue.schedule(done + cpu, Ev::Flush(slot));
                 self.flushes[slot] = Some(j);
             }
@@ -1103,7 +1112,10 @@ impl<S: LsmStorage> LsmDb<S> {
                 let (k, total) = (j.total_input_keys, j.total_input_bytes);
                 let keys = pro_rata(k, j.consumed_input_bytes, total)
                     - pro_rata(k, j.consumed_input_bytes - consumed, total);
-                let cpu = self.o.cpu.compaction_ns(keys, consumed);
+                let cpu = self
+                    .o
+                    .cpu
+                    .jittered_ns(j.job, self.o.cpu.compaction_ns(keys, consumed));
                 j.phase = JobPhase::Write;
                 self.queue.schedule(done + cpu, Ev::Compaction(slot));
             }

@@ -13,6 +13,7 @@
 
 use serde::Serialize;
 use thiserror::Error;
+use zonelab_engine::rng::splitmix64;
 use zonelab_engine::time::{GIB, KIB, MIB};
 
 /// Options of the modelled RocksDB instance. Sizes in bytes, times in ns.
@@ -132,6 +133,15 @@ pub struct CpuCosts {
     /// Per byte a compaction reads, in picoseconds (block decoding, checksums,
     /// copying into the output, no compression).
     pub compaction_ps_per_byte: u64,
+    /// Run-to-run variation of a flush's or a compaction's CPU time: the
+    /// coefficient of variation of a per-job factor, in parts per million (0, the
+    /// default: every job takes exactly the costs above). Each job's factor is
+    /// drawn uniformly with this standard deviation around 1 from
+    /// `job_jitter_seed` and the job's number, so a run stays deterministic and
+    /// two seeds give two runs, as two loads on a real machine do.
+    pub job_jitter_ppm: u64,
+    /// Seed of the per-job CPU factors (a draw's own; unused at 0 ppm).
+    pub job_jitter_seed: u64,
 }
 
 impl Default for CpuCosts {
@@ -151,6 +161,8 @@ impl Default for CpuCosts {
             flush_ps_per_byte: 1_111,
             compaction_ns_per_key: 311,
             compaction_ps_per_byte: 2_281,
+            job_jitter_ppm: 0,
+            job_jitter_seed: 0,
         }
     }
 }
@@ -164,6 +176,26 @@ impl CpuCosts {
     /// CPU a compaction spends on `keys` input entries of `bytes` input bytes.
     pub fn compaction_ns(&self, keys: u64, bytes: u64) -> u64 {
         keys * self.compaction_ns_per_key + bytes * self.compaction_ps_per_byte / 1000
+    }
+
+    /// Job `job`'s CPU factor: 1 without jitter, else uniform on
+    /// 1 ± √3 · CV (standard deviation CV), fixed by the seed and the job number.
+    pub fn job_factor(&self, job: u64) -> f64 {
+        if self.job_jitter_ppm == 0 {
+            return 1.0;
+        }
+        let x = splitmix64(self.job_jitter_seed ^ job.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let u = (x >> 11) as f64 / (1u64 << 53) as f64;
+        let cv = self.job_jitter_ppm as f64 / 1e6;
+        1.0 + 3f64.sqrt() * cv * (2.0 * u - 1.0)
+    }
+
+    /// `ns` of job `job`'s CPU, with its factor applied (exactly `ns` without jitter).
+    pub fn jittered_ns(&self, job: u64, ns: u64) -> u64 {
+        if self.job_jitter_ppm == 0 {
+            return ns;
+        }
+        (ns as f64 * self.job_factor(job)).round() as u64
     }
 }
 
@@ -359,6 +391,14 @@ impl LsmOptions {
                 "must be in 0..=100",
             ));
         }
+        // CV ≤ 0.5 keeps every factor above 1 − √3/2 > 0.
+        if self.cpu.job_jitter_ppm > 500_000 {
+            return Err(bad(
+                "cpu.job_jitter_ppm",
+                self.cpu.job_jitter_ppm,
+                "must be in 0..=500000 (a CV of at most 50 %)",
+            ));
+        }
         if self.bloom_bits_per_key > 64 {
             return Err(bad(
                 "bloom_bits_per_key",
@@ -421,6 +461,31 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("level_multiplier = 1"));
+    }
+
+    #[test]
+    fn job_cpu_factors_have_the_asked_spread_and_none_without_jitter() {
+        let mut c = CpuCosts::default();
+        assert!((0..100).all(|j| c.job_factor(j) == 1.0 && c.jittered_ns(j, 12_345) == 12_345));
+        c.job_jitter_ppm = 20_000; // CV 2 %
+        c.job_jitter_seed = 7;
+        let f: Vec<f64> = (0..20_000).map(|j| c.job_factor(j)).collect();
+        let mean = f.iter().sum::<f64>() / f.len() as f64;
+        let sd = (f.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / f.len() as f64).sqrt();
+        assert!((mean - 1.0).abs() < 0.001, "{mean}");
+        assert!((sd - 0.02).abs() < 0.001, "{sd}");
+        let edge = 3f64.sqrt() * 0.02;
+        assert!(f.iter().all(|x| (x - 1.0).abs() <= edge));
+        // Another seed, other factors; the same seed, the same ones.
+        let mut d = c.clone();
+        d.job_jitter_seed = 8;
+        assert!((0..100).any(|j| d.job_factor(j) != c.job_factor(j)));
+        d.job_jitter_seed = 7;
+        assert!((0..100).all(|j| d.job_factor(j) == c.job_factor(j)));
+        let mut o = LsmOptions::hhzs_paper();
+        o.cpu.job_jitter_ppm = 500_001;
+        let e = o.validate().unwrap_err();
+        assert_eq!(e.field, "cpu.job_jitter_ppm");
     }
 
     #[test]
