@@ -143,15 +143,20 @@ fn f_only_uses_only_fast_writes_syncs_instead_of_padding() {
 /// accept any writes"): its duration is measured, the writes arriving meanwhile go
 /// to the SSD, and a host-side sync cost (`sync_extra_ns`, an ablation) lengthens
 /// every sync by that much and leaves F-only fewer writes to redirect.
+/// F-only (Fig. 12) on the test workload, with `extra_ns` added to every sync and
+/// writes waiting behind syncs or not (`NodeConfig::writes_wait_behind_sync`).
+fn run_f_only(extra_ns: u64, wait_behind_sync: bool) -> NodeResult {
+    let mut ssd = open_device("ssd-960evo").unwrap();
+    let mut hdd = open_device("wd100efax").unwrap();
+    let mut cfg = NodeConfig::paper(Policy::MiosFOnly, 0, params(), 64 * GIB);
+    cfg.sync_extra_ns = extra_ns;
+    cfg.writes_wait_behind_sync = wait_behind_sync;
+    run_node(ssd.as_mut(), hdd.as_mut(), &workload(), &cfg).unwrap()
+}
+
 #[test]
 fn syncs_are_timed_and_no_write_waits_behind_one() {
-    let run_with = |extra_ns: u64| {
-        let mut ssd = open_device("ssd-960evo").unwrap();
-        let mut hdd = open_device("wd100efax").unwrap();
-        let mut cfg = NodeConfig::paper(Policy::MiosFOnly, 0, params(), 64 * GIB);
-        cfg.sync_extra_ns = extra_ns;
-        run_node(ssd.as_mut(), hdd.as_mut(), &workload(), &cfg).unwrap()
-    };
+    let run_with = |extra_ns: u64| run_f_only(extra_ns, false);
     let r = run_with(0);
     assert_eq!(r.hdd_sync_duration.count, r.hdd_syncs);
     assert!(r.hdd_syncs > 1 && r.hdd_sync_duration.max_ns > 0, "{r:?}");
@@ -183,14 +188,7 @@ fn syncs_are_timed_and_no_write_waits_behind_one() {
 /// that arrive during a sync go to the HDD queue and wait for it to finish.
 #[test]
 fn with_the_literal_reading_writes_wait_behind_a_sync() {
-    let run_with = |wait: bool| {
-        let mut ssd = open_device("ssd-960evo").unwrap();
-        let mut hdd = open_device("wd100efax").unwrap();
-        let mut cfg = NodeConfig::paper(Policy::MiosFOnly, 0, params(), 64 * GIB);
-        cfg.sync_extra_ns = 300_000_000;
-        cfg.writes_wait_behind_sync = wait;
-        run_node(ssd.as_mut(), hdd.as_mut(), &workload(), &cfg).unwrap()
-    };
+    let run_with = |wait: bool| run_f_only(300_000_000, wait);
     let off = run_with(false);
     let on = run_with(true);
     assert!(on.writes_arriving_during_sync > 0, "{on:?}");
