@@ -1043,6 +1043,15 @@ impl<'a> Node<'a> {
         Ok(())
     }
 
+    /// A sync starts a new buffered-write sequence (Fig. 5: F/A; Algorithm 2's loop
+    /// count from 0) and BCW takes user writes again.
+    fn restart_sequence(&mut self) {
+        self.predictor.sync();
+        self.loops = 0;
+        self.slow_phase = false;
+        self.flag_hdd = true;
+    }
+
     /// Algorithm 2 line 1: sync() empties the HDD's buffer. By default a sync takes
     /// no writes (§4.2: "the HDD cannot accept any writes"): `flagHDD` goes off and
     /// the queue goes to the SSD, so nothing waits behind it. With
@@ -1051,10 +1060,7 @@ impl<'a> Node<'a> {
     /// arriving writes wait in the HDD queue until the sync completes.
     fn issue_sync(&mut self, now: Ns) -> Result<(), DeviceError> {
         if self.cfg.writes_wait_behind_sync {
-            self.predictor.sync();
-            self.loops = 0;
-            self.slow_phase = false;
-            self.flag_hdd = true;
+            self.restart_sequence();
         } else {
             self.send_queue_back(now)?;
         }
@@ -1250,10 +1256,7 @@ impl<'a> Node<'a> {
             HddOp::Sync => {
                 self.r.hdd_syncs += 1;
                 self.hdd_sync_hist.record(busy);
-                self.predictor.sync();
-                self.loops = 0;
-                self.slow_phase = false;
-                self.flag_hdd = true;
+                self.restart_sequence();
             }
             HddOp::GcCopy { .. } => {}
             HddOp::Tier { bytes } => {
