@@ -6,11 +6,12 @@
 //! DRAWS: `independent:COUNT[:SPREAD]` (the default of `reproduce hhzs` is
 //! `independent:3`; a SPREAD draws each load's record count within ±SPREAD),
 //! `branches:COUNT:FRACTION` (e.g. `branches:5:0.9`) or `endpoints:COUNT:SPREAD`
-//! (e.g. `endpoints:5:0.02`, the behaviour before). CPU_JITTER_PPM (default 0): the
-//! run-to-run variation of flush and compaction CPU time (`CpuCosts::job_jitter_ppm`).
+//! (e.g. `endpoints:5:0.02`, the behaviour before). CPU_JITTER_PPM: the run-to-run
+//! variation of flush and compaction CPU time (`CpuCosts::job_jitter_ppm`; default
+//! the target's, `MEASURED_CPU_JITTER_PPM`; 0 gives the exact model).
 
 use zonelab_experiments::hhzs_load_draws::LoadDraws;
-use zonelab_experiments::reproduce::hhzs::HhzsTarget;
+use zonelab_experiments::reproduce::hhzs::{HhzsTarget, MEASURED_CPU_JITTER_PPM};
 use zonelab_experiments::reproduce::{write_outputs, NoProgress, RunOptions, Target};
 
 fn main() {
@@ -30,7 +31,7 @@ fn main() {
             Some(a) => a
                 .parse()
                 .map_err(|_| format!("CPU_JITTER_PPM `{a}` is not an integer"))?,
-            None => 0,
+            None => MEASURED_CPU_JITTER_PPM,
         };
         let target = HhzsTarget {
             draws,
