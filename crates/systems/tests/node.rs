@@ -138,11 +138,6 @@ fn f_only_uses_only_fast_writes_syncs_instead_of_padding() {
     assert!(d.hdd_padding_bytes > 0, "MIOS_D pads, F-only does not");
 }
 
-/// A sync keeps the HDD from taking writes for as long as it lasts (§4.2: "a
-/// sync() can take several hundred milliseconds, during which the HDD cannot
-/// accept any writes"): its duration is measured, the writes arriving meanwhile go
-/// to the SSD, and a host-side sync cost (`sync_extra_ns`, an ablation) lengthens
-/// every sync by that much and leaves F-only fewer writes to redirect.
 /// F-only (Fig. 12) on the test workload, with `extra_ns` added to every sync and
 /// writes waiting behind syncs or not (`NodeConfig::writes_wait_behind_sync`).
 fn run_f_only(extra_ns: u64, wait_behind_sync: bool) -> NodeResult {
@@ -154,6 +149,11 @@ fn run_f_only(extra_ns: u64, wait_behind_sync: bool) -> NodeResult {
     run_node(ssd.as_mut(), hdd.as_mut(), &workload(), &cfg).unwrap()
 }
 
+/// A sync keeps the HDD from taking writes for as long as it lasts (§4.2: "a
+/// sync() can take several hundred milliseconds, during which the HDD cannot
+/// accept any writes"): its duration is measured, the writes arriving meanwhile go
+/// to the SSD, and a host-side sync cost (`sync_extra_ns`, an ablation) lengthens
+/// every sync by that much and leaves F-only fewer writes to redirect.
 #[test]
 fn syncs_are_timed_and_no_write_waits_behind_one() {
     let run_with = |extra_ns: u64| run_f_only(extra_ns, false);
