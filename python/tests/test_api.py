@@ -134,6 +134,13 @@ def test_reproduce_draws_only_for_targets_that_take_medians():
         zonelab.reproduce("mios", scale=0.01, draws=0, progress=False)
 
 
+def test_reproduce_cpu_jitter_only_for_targets_that_model_it():
+    with pytest.raises(zonelab.ZonelabError, match="target devices does not model run-to-run CPU variation"):
+        zonelab.reproduce("devices", scale=0.02, cpu_jitter_ppm=0, progress=False)
+    with pytest.raises(zonelab.ZonelabError, match="cpu jitter 600000 ppm is out of range"):
+        zonelab.reproduce("hhzs", scale=0.002, cpu_jitter_ppm=600_000, progress=False)
+
+
 def test_devices_equal_the_cli(cli_json):
     assert zonelab.devices().to_dict("records") == cli_json("devices", "--json")
 

@@ -157,12 +157,16 @@ def reproduce(
     seed: int = 1,
     traces: Optional[PathLike] = None,
     draws: Optional[int] = None,
+    cpu_jitter_ppm: Optional[int] = None,
     progress: ProgressArg = None,
 ) -> ReproduceResult:
     """Runs a paper target (``zonelab reproduce --list``) at ``scale`` and returns
     its claims and figure series as frames and ``results.json`` as ``raw``.
     ``draws`` sets how many draws a target judges its claims' medians over (mios:
-    workload seeds, hhzs: loads per scheme; default 3 each); other targets reject it."""
+    workload seeds, hhzs: loads per scheme; default 3 each); other targets reject it.
+    ``cpu_jitter_ppm`` sets the run-to-run variation of flush and compaction CPU time
+    (a CV in ppm, at most 500000) for the targets that model it (hhzs: default 50000,
+    0 runs the exact mean costs); other targets reject it."""
     import pandas as pd
 
     request: Dict[str, Any] = {"kind": "reproduce", "target": target, "scale": scale, "seed": seed}
@@ -170,6 +174,8 @@ def reproduce(
         request["traces"] = os.fspath(traces)
     if draws is not None:
         request["draws"] = draws
+    if cpu_jitter_ppm is not None:
+        request["cpu_jitter_ppm"] = cpu_jitter_ppm
     raw = _call(request, progress, f"reproduce {target}")
     claims = pd.DataFrame(
         raw["claims"],

@@ -380,4 +380,10 @@ pub struct ReproduceArgs {
     /// 1 runs one draw. With `all`, the other targets run once as always.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub draws: Option<u64>,
+    /// Run-to-run variation of flush and compaction CPU time for the targets that
+    /// model it (hhzs; default 50000 ppm = a CV of 5 %, measured with RocksDB's
+    /// db_bench), as a coefficient of variation in parts per million, at most
+    /// 500000; 0 runs the exact mean costs. With `all`, it applies to hhzs only.
+    #[arg(long, value_name = "PPM")]
+    pub cpu_jitter_ppm: Option<u64>,
 }

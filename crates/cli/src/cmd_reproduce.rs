@@ -9,7 +9,9 @@ use crate::{progress, table};
 use std::path::Path;
 use std::time::{Instant, SystemTime};
 use zonelab_experiments::reproduce::main_job::{default_scale, run_all, run_info, AllOptions};
-use zonelab_experiments::reproduce::{check_draws, targets, write_outputs, ProgressSink};
+use zonelab_experiments::reproduce::{
+    check_cpu_jitter, check_cpu_jitter_range, check_draws, targets, write_outputs, ProgressSink,
+};
 use zonelab_experiments::reproduce_result::ReproduceResult;
 use zonelab_experiments::runs::ReproduceRequest;
 
@@ -52,6 +54,10 @@ pub fn run(a: ReproduceArgs) -> Result<(), String> {
     if name != "all" {
         // Checked before the output directory is created, as the target's name is.
         check_draws(name, a.draws.map(|d| d as usize)).map_err(|e| e.to_string())?;
+        check_cpu_jitter(name, a.cpu_jitter_ppm).map_err(|e| e.to_string())?;
+    } else if let Some(ppm) = a.cpu_jitter_ppm {
+        // With `all` only its range is checked (the targets without it ignore it).
+        check_cpu_jitter_range(ppm).map_err(|e| e.to_string())?;
     }
     prepare_out_dir(&a.out)?;
     if name == "all" {
@@ -70,6 +76,7 @@ pub fn run(a: ReproduceArgs) -> Result<(), String> {
         seed: a.seed,
         traces: a.traces.as_ref().map(|p| p.display().to_string()),
         draws: a.draws.map(|d| d as usize),
+        cpu_jitter_ppm: a.cpu_jitter_ppm,
     };
     let mut report = |p: &zonelab_experiments::runs::Progress| bar.step(p.done, p.total, &p.label);
     let result = request
@@ -101,6 +108,7 @@ fn run_all_targets(a: &ReproduceArgs) -> Result<(), String> {
         scale_override: a.scale,
         traces_dir: a.traces.clone(),
         draws: a.draws.map(|d| d as usize),
+        cpu_jitter_ppm: a.cpu_jitter_ppm,
         command: std::env::args().collect(),
     };
     let pb = bar.0.clone();

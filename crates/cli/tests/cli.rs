@@ -44,8 +44,19 @@ fn reproduce_twice(
 /// Runs `zonelab reproduce <target> --scale <scale> --draws 1` into a sibling of
 /// `out` and returns its parsed `results.json`.
 fn reproduce_one_draw(out: &Path, target: &str, scale: &str) -> serde_json::Value {
-    let one = out.parent().unwrap().join("one");
-    let o = zonelab(&[
+    reproduce_one_draw_with(out, target, scale, &[], "one")
+}
+
+/// [`reproduce_one_draw`] with `extra` options, into the sibling `name` of `out`.
+fn reproduce_one_draw_with(
+    out: &Path,
+    target: &str,
+    scale: &str,
+    extra: &[&str],
+    name: &str,
+) -> serde_json::Value {
+    let one = out.parent().unwrap().join(name);
+    let mut args = vec![
         "reproduce",
         target,
         "--scale",
@@ -54,7 +65,9 @@ fn reproduce_one_draw(out: &Path, target: &str, scale: &str) -> serde_json::Valu
         "1",
         "--out",
         one.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let o = zonelab(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     serde_json::from_slice(&std::fs::read(one.join("results.json")).unwrap()).unwrap()
 }
@@ -220,6 +233,36 @@ fn reproduce_list_and_bad_targets() {
         &zonelab(&["reproduce", "mios", "--scale", "0.01", "--draws", "0"]),
         &["--draws"],
     );
+    // CPU variation: only targets that model it, and a CV of at most 50 %.
+    for (args, wanted) in [
+        (
+            vec!["reproduce", "devices", "--cpu-jitter-ppm", "50000"],
+            vec![
+                "target devices does not model run-to-run CPU variation",
+                "hhzs (default 50000 ppm)",
+            ],
+        ),
+        (
+            vec!["reproduce", "hhzs", "--cpu-jitter-ppm", "500001"],
+            vec!["cpu jitter 500001 ppm is out of range (0..=500000"],
+        ),
+        (
+            vec!["reproduce", "all", "--cpu-jitter-ppm", "600000"],
+            vec!["cpu jitter 600000 ppm is out of range"],
+        ),
+        (
+            vec!["reproduce", "hhzs", "--cpu-jitter-ppm", "5%"],
+            vec!["--cpu-jitter-ppm"],
+        ),
+    ] {
+        let mut args = args;
+        args.extend_from_slice(&["--scale", "0.01", "--out", out.to_str().unwrap()]);
+        assert_clean_error(&zonelab(&args), &wanted);
+        assert!(
+            !out.exists(),
+            "a rejected run must not create its output directory"
+        );
+    }
 }
 
 #[test]
@@ -965,6 +1008,24 @@ fn reproduce_hhzs_small_scale_hhzs_beats_b3_and_auto() {
         .iter()
         .all(|c| c.get("spread").is_none()));
     assert!(v1["notes"].to_string().contains("Every load drawn 1 times"));
+    // `--cpu-jitter-ppm 0`: the exact mean CPU costs. The note says which CV ran,
+    // and the load's compaction path, so some ratio, differs from the default's.
+    let exact = reproduce_one_draw_with(&d1, "hhzs", "0.002", &["--cpu-jitter-ppm", "0"], "exact");
+    assert!(v1["notes"].to_string().contains("with a CV of 5.0 %"));
+    assert!(exact["notes"].to_string().contains("with a CV of 0.0 %"));
+    let values = |v: &serde_json::Value| -> Vec<f64> {
+        v["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["measured"].as_f64().unwrap())
+            .collect()
+    };
+    assert_ne!(
+        values(&exact),
+        values(&v1),
+        "the CPU variation reached the model"
+    );
 }
 
 #[test]

@@ -42,6 +42,7 @@ fn main() {
             seed,
             traces_dir: None,
             draws: None,
+            cpu_jitter_ppm: None,
         };
         let result = target
             .run(&opts, &mut NoProgress)

@@ -12,6 +12,7 @@ fn run() -> ReproduceResult {
         seed: 7,
         traces_dir: None,
         draws: None,
+        cpu_jitter_ppm: None,
     };
     run_target("conzone", &opts, &mut NoProgress).unwrap()
 }

@@ -14,6 +14,7 @@ fn run() -> ReproduceResult {
         seed: 1,
         traces_dir: None,
         draws: None,
+        cpu_jitter_ppm: None,
     };
     run_target("znsage", &opts, &mut NoProgress).unwrap()
 }

@@ -244,14 +244,19 @@ impl Target for HhzsTarget {
         })
     }
 
+    fn cpu_jitter_ppm(&self) -> Option<u64> {
+        Some(self.cpu_jitter_ppm)
+    }
+
     fn run(
         &self,
         opts: &RunOptions,
         progress: &mut dyn ProgressSink,
     ) -> Result<ReproduceResult, ReproduceError> {
         let scale = opts.scale;
+        let cpu_jitter_ppm = opts.cpu_jitter_ppm.unwrap_or(self.cpu_jitter_ppm);
         let mut setup = HybridSetup::paper(scale);
-        setup.options.cpu.job_jitter_ppm = self.cpu_jitter_ppm;
+        setup.options.cpu.job_jitter_ppm = cpu_jitter_ppm;
         let scaled = |n: f64, min: u64| ((n * scale).round() as u64).max(min);
         let plan = Plan {
             records: scaled(PAPER_RECORDS as f64, 1000),
@@ -799,7 +804,7 @@ impl Target for HhzsTarget {
             "Every load drawn {} times: {}, flush and compaction CPU time varying from job to job with a CV of {:.1} % ({} records; run seeds {}); each claim is the median of its ratio over the draws (end points), with the range in brackets; figures show medians, Fig. 5(b) the first end point.",
             ends.len(),
             draws.describe(),
-            self.cpu_jitter_ppm as f64 / 1e4,
+            cpu_jitter_ppm as f64 / 1e4,
             ends.iter().map(|e| e.records.to_string()).collect::<Vec<_>>().join(", "),
             ends.iter().map(|e| e.run_seed.to_string()).collect::<Vec<_>>().join(", "),
         ));

@@ -141,6 +141,9 @@ pub struct AllOptions<'a> {
     pub traces_dir: Option<std::path::PathBuf>,
     /// Draws for the targets that take them (`RunOptions::draws`); `None`: their defaults.
     pub draws: Option<usize>,
+    /// CPU variation for the targets that model it (`RunOptions::cpu_jitter_ppm`);
+    /// `None`: their defaults.
+    pub cpu_jitter_ppm: Option<u64>,
     /// The command line, for each target's run-info.json.
     pub command: Vec<String>,
 }
@@ -191,6 +194,9 @@ pub fn run_all(
             traces_dir: opts.traces_dir.clone(),
             // Only targets that draw take it (the others run once).
             draws: opts.draws.filter(|_| target.draws().is_some()),
+            cpu_jitter_ppm: opts
+                .cpu_jitter_ppm
+                .filter(|_| target.cpu_jitter_ppm().is_some()),
         };
         let started = SystemTime::now();
         let wall = Instant::now();

@@ -77,7 +77,14 @@ pub struct RunOptions {
     /// (`mios`: seeds of its workloads; `hhzs`: loads per scheme); `None`: the
     /// target's default. A target that draws once rejects it ([`Target::draws`]).
     pub draws: Option<usize>,
+    /// Run-to-run variation of flush and compaction CPU time, as a CV in ppm, for
+    /// the targets that model it (`hhzs`; 0: the exact mean costs); `None`: the
+    /// target's default. Other targets reject it ([`Target::cpu_jitter_ppm`]).
+    pub cpu_jitter_ppm: Option<u64>,
 }
+
+/// The largest CPU variation a run takes (a CV of 50 %).
+pub use zonelab_systems::lsm::options::MAX_JOB_JITTER_PPM as MAX_CPU_JITTER_PPM;
 
 /// What a target draws several times (e.g. "seeds of the generated workloads")
 /// and how many times by default.
@@ -99,6 +106,11 @@ pub trait Target {
     /// claims on medians over draws and take `RunOptions::draws`; `None` for
     /// targets that run once.
     fn draws(&self) -> Option<TargetDraws> {
+        None
+    }
+    /// The run-to-run CPU variation (CV, ppm) the target uses by default, for
+    /// targets that take `RunOptions::cpu_jitter_ppm`; `None` for the others.
+    fn cpu_jitter_ppm(&self) -> Option<u64> {
         None
     }
     fn run(
@@ -154,6 +166,47 @@ pub fn check_draws(name: &str, draws: Option<usize>) -> Result<Option<usize>, Re
     }
 }
 
+/// Checks `cpu_jitter_ppm` for target `name` (`RunOptions::cpu_jitter_ppm`): at
+/// most [`MAX_CPU_JITTER_PPM`], and only for a target that models the variation.
+/// Returns the variation the run will use (the target's default if not given;
+/// `None` for a target without it, or an unknown one). Checked by the CLI before
+/// it creates the output directory, and again by [`run_target`].
+pub fn check_cpu_jitter(
+    name: &str,
+    cpu_jitter_ppm: Option<u64>,
+) -> Result<Option<u64>, ReproduceError> {
+    let all = targets();
+    let default = all
+        .iter()
+        .find(|t| t.name() == name)
+        .and_then(|t| t.cpu_jitter_ppm());
+    if let Some(ppm) = cpu_jitter_ppm {
+        check_cpu_jitter_range(ppm)?;
+    }
+    match (cpu_jitter_ppm, default) {
+        (Some(ppm), None) => Err(ReproduceError::Run(format!(
+            "target {name} does not model run-to-run CPU variation (asked for {ppm} ppm); targets that do: {}",
+            all.iter()
+                .filter_map(|t| t.cpu_jitter_ppm().map(|d| format!("{} (default {d} ppm)", t.name())))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        (ppm, Some(d)) => Ok(Some(ppm.unwrap_or(d))),
+        (None, None) => Ok(None),
+    }
+}
+
+/// Checks a CPU variation's range alone (`reproduce all` passes it to the targets
+/// that model it and ignores it for the others).
+pub fn check_cpu_jitter_range(ppm: u64) -> Result<(), ReproduceError> {
+    if ppm > MAX_CPU_JITTER_PPM {
+        return Err(ReproduceError::Run(format!(
+            "cpu jitter {ppm} ppm is out of range (0..={MAX_CPU_JITTER_PPM}, a CV of at most 50 %)"
+        )));
+    }
+    Ok(())
+}
+
 /// Runs target `name`.
 pub fn run_target(
     name: &str,
@@ -177,5 +230,6 @@ pub fn run_target(
         });
     }
     check_draws(name, opts.draws)?;
+    check_cpu_jitter(name, opts.cpu_jitter_ppm)?;
     target.run(opts, progress)
 }

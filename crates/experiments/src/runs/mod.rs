@@ -225,4 +225,41 @@ mod tests {
             e.cli_message()
         );
     }
+
+    #[test]
+    fn reproduce_canonical_forms_fill_in_the_cpu_variation() {
+        let canon = |v: serde_json::Value| RunRequest::from_json(v).unwrap().canonical();
+        let plain = canon(json!({"kind": "reproduce", "target": "hhzs"})).unwrap();
+        assert_eq!(
+            plain["cpu_jitter_ppm"],
+            crate::reproduce::hhzs::MEASURED_CPU_JITTER_PPM,
+            "the target's default is filled in, so both forms share a cache key"
+        );
+        let explicit = canon(json!({"kind": "reproduce", "target": "hhzs",
+            "cpu_jitter_ppm": crate::reproduce::hhzs::MEASURED_CPU_JITTER_PPM}))
+        .unwrap();
+        assert_eq!(plain, explicit);
+        let exact =
+            canon(json!({"kind": "reproduce", "target": "hhzs", "cpu_jitter_ppm": 0})).unwrap();
+        assert_eq!(exact["cpu_jitter_ppm"], 0);
+        assert_ne!(exact, plain);
+        let mios = canon(json!({"kind": "reproduce", "target": "mios"})).unwrap();
+        assert!(
+            mios.get("cpu_jitter_ppm").is_none(),
+            "mios does not model it"
+        );
+        for (request, wanted) in [
+            (
+                json!({"kind": "reproduce", "target": "mios", "cpu_jitter_ppm": 0}),
+                "target mios does not model run-to-run CPU variation",
+            ),
+            (
+                json!({"kind": "reproduce", "target": "hhzs", "cpu_jitter_ppm": 500_001}),
+                "cpu jitter 500001 ppm is out of range",
+            ),
+        ] {
+            let e = canon(request).unwrap_err().cli_message();
+            assert!(e.contains(wanted), "{e}");
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! A reproduce run as data: a paper target at a scale and seed.
 
 use super::{Progress, ProgressFn, RunError};
-use crate::reproduce::{check_draws, run_target, ProgressSink, RunOptions};
+use crate::reproduce::{check_cpu_jitter, check_draws, run_target, ProgressSink, RunOptions};
 use crate::reproduce_result::ReproduceResult;
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +21,10 @@ pub struct ReproduceRequest {
     /// `hhzs`); absent: the target's default.
     #[serde(default)]
     pub draws: Option<usize>,
+    /// Run-to-run CPU variation (CV, ppm) for targets that model it (`hhzs`; 0:
+    /// exact mean costs); absent: the target's default.
+    #[serde(default)]
+    pub cpu_jitter_ppm: Option<u64>,
 }
 
 fn one() -> f64 {
@@ -50,6 +54,7 @@ impl ReproduceRequest {
             seed: self.seed,
             traces_dir: self.traces.as_ref().map(Into::into),
             draws: self.draws,
+            cpu_jitter_ppm: self.cpu_jitter_ppm,
         }
     }
 
@@ -67,6 +72,12 @@ impl ReproduceRequest {
             check_draws(&self.target, self.draws).map_err(|e| RunError::Run(e.to_string()))?;
         if let Some(d) = draws {
             c["draws"] = d.into();
+        }
+        // Likewise the CPU variation, for the targets that model it.
+        let jitter = check_cpu_jitter(&self.target, self.cpu_jitter_ppm)
+            .map_err(|e| RunError::Run(e.to_string()))?;
+        if let Some(ppm) = jitter {
+            c["cpu_jitter_ppm"] = ppm.into();
         }
         Ok(c)
     }

@@ -144,6 +144,10 @@ pub struct CpuCosts {
     pub job_jitter_seed: u64,
 }
 
+/// The largest `CpuCosts::job_jitter_ppm`: a CV of 50 % keeps every job's factor
+/// above 1 − √3/2 > 0 (`CpuCosts::job_factor`).
+pub const MAX_JOB_JITTER_PPM: u64 = 500_000;
+
 impl Default for CpuCosts {
     fn default() -> Self {
         Self {
@@ -391,8 +395,7 @@ impl LsmOptions {
                 "must be in 0..=100",
             ));
         }
-        // CV ≤ 0.5 keeps every factor above 1 − √3/2 > 0.
-        if self.cpu.job_jitter_ppm > 500_000 {
+        if self.cpu.job_jitter_ppm > MAX_JOB_JITTER_PPM {
             return Err(bad(
                 "cpu.job_jitter_ppm",
                 self.cpu.job_jitter_ppm,
