@@ -3,8 +3,9 @@
 //! before anything runs, and keyed by a hash of what determines its result.
 //!
 //! The key is SHA-256 over (the request's canonical form — defaults filled in,
-//! sizes in bytes —, the contents of the files it reads, the ZoneLab version).
-//! Runs are deterministic, so equal keys mean equal results: the cache is exact.
+//! sizes in bytes —, the contents of the files it reads, the ZoneLab version, the
+//! model's fingerprint). Runs are deterministic, so equal keys mean equal results:
+//! the cache is exact.
 
 use crate::design::{points, Point};
 use crate::spec::SweepSpec;
@@ -16,6 +17,11 @@ use zonelab_experiments::runs::RunRequest;
 
 /// The version that goes into every cache key.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A hash of the simulator's sources and profiles at build time (`build.rs`), also
+/// in every cache key: a build with a changed model never reuses an older build's
+/// runs, even when the version was not bumped.
+pub const MODEL_FINGERPRINT: &str = env!("ZONELAB_MODEL_FINGERPRINT");
 
 /// One run of a sweep.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,21 +113,28 @@ pub fn plan(spec: &SweepSpec) -> Result<Vec<PlannedRun>, String> {
                 };
                 inputs.insert(path.display().to_string(), digest.into());
             }
-            let key = serde_json::json!({
-                "config": canonical,
-                "inputs": inputs,
-                "version": VERSION,
-            });
             runs.push(PlannedRun {
                 index,
                 seed,
                 point: point.clone(),
                 request,
-                hash: hex(&Sha256::digest(key.to_string().as_bytes())),
+                hash: cache_key(&canonical, inputs, MODEL_FINGERPRINT),
             });
         }
     }
     Ok(runs)
+}
+
+/// A run's cache key: hex SHA-256 over its canonical request, the digests of the
+/// files it reads, the ZoneLab version and the fingerprint of the model that runs it.
+fn cache_key(canonical: &Value, inputs: Map<String, Value>, model: &str) -> String {
+    let key = serde_json::json!({
+        "config": canonical,
+        "inputs": inputs,
+        "version": VERSION,
+        "model": model,
+    });
+    hex(&Sha256::digest(key.to_string().as_bytes()))
 }
 
 /// SHA-256 of a file's contents (a directory: of its files' names and contents).
@@ -199,6 +212,21 @@ mod tests {
         let s =
             spec(json!({"sweep": {"kind": "bench"}, "base": {"device": "zn540", "iodepht": 2}}));
         assert!(plan(&s).unwrap_err().contains("unknown field `iodepht`"));
+    }
+
+    #[test]
+    fn the_models_fingerprint_is_part_of_the_key() {
+        // A hash of the sources the build saw (build.rs): 16 hex digits.
+        assert_eq!(MODEL_FINGERPRINT.len(), 16);
+        assert!(MODEL_FINGERPRINT.chars().all(|c| c.is_ascii_hexdigit()));
+        let request = json!({"kind": "bench", "device": "zn540"});
+        let key = |model: &str| cache_key(&request, Map::new(), model);
+        assert_eq!(key("0123456789abcdef"), key("0123456789abcdef"));
+        assert_ne!(
+            key("0123456789abcdef"),
+            key("0123456789abcdee"),
+            "a changed model must not reuse an older build's cached runs"
+        );
     }
 
     #[test]
