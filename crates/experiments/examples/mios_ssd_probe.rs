@@ -17,7 +17,9 @@
 //! from the first arrival — the same requests at a lower byte rate, an ablation),
 //! `ZONELAB_MIOS_BURST` (`period_ms,on_fraction`: each window's arrivals squeezed into
 //! its first `on_fraction`, per-second rates kept — sub-second burstiness, an ablation),
-//! `ZONELAB_MIOS_WAIT_BEHIND_SYNC` (set: writes arriving during a sync wait behind
+//! `ZONELAB_MIOS_LARGE` (`share,min_kib,max_kib`: that share of the node's writes
+//! drawn uniform in that size range, `PanguTrace::with_extra_large_writes`, an
+//! ablation), `ZONELAB_MIOS_WAIT_BEHIND_SYNC` (set: writes arriving during a sync wait behind
 //! it, `NodeConfig::writes_wait_behind_sync`), `ZONELAB_MIOS_HDD_TIER` (`interval_ms,request_kib`: the HDD tier's own writes,
 //! `NodeConfig::hdd_tier_load`, an ablation), `ZONELAB_MIOS_HDD_SET` (comma-separated `key=value` overrides of the `wd100efax`
 //! profile used by the node, e.g. `cache.idle_flush_ms=1000000`; the profiling
@@ -36,7 +38,7 @@ use zonelab_devices::{
 };
 use zonelab_engine::{Ns, KIB, MIB, NS_PER_S};
 use zonelab_experiments::reproduce::{
-    mios_aged_ssd_with, mios_pangu_requests, mios_squeeze_into_bursts, MIOS_LOG_BYTES,
+    mios_aged_ssd_with, mios_pangu_requests_with, mios_squeeze_into_bursts, MIOS_LOG_BYTES,
 };
 use zonelab_systems::mios::node::{run_node, HddTierLoad, NodeConfig, Policy, UserOp, UserRequest};
 use zonelab_systems::mios::{profile, ProfileConfig};
@@ -196,7 +198,23 @@ fn main() -> Result<(), String> {
     let reqs: Vec<UserRequest> = match a[0].as_str() {
         "node" => {
             let node = find_node(&a[1]).ok_or(format!("node `{}`", a[1]))?;
-            let mut reqs = mios_pangu_requests(node, scale, seed, cap, start);
+            // Ablation: `share,min_kib,max_kib` of the writes made large (Fig. 9's
+            // groups above 256 KiB, which the generator gives C and D none of).
+            let extra_large = match std::env::var("ZONELAB_MIOS_LARGE") {
+                Ok(v) => {
+                    let f: Vec<f64> = v
+                        .split(',')
+                        .map(|x| x.parse::<f64>())
+                        .collect::<Result<_, _>>()
+                        .map_err(|_| "ZONELAB_MIOS_LARGE: share,min_kib,max_kib")?;
+                    if f.len() != 3 {
+                        return Err("ZONELAB_MIOS_LARGE: share,min_kib,max_kib".into());
+                    }
+                    Some((f[0], (f[1] * KIB as f64) as u64, (f[2] * KIB as f64) as u64))
+                }
+                Err(_) => None,
+            };
+            let mut reqs = mios_pangu_requests_with(node, scale, seed, cap, start, extra_large);
             // Ablation: without the trace's reads (what the SSD FIFO waits behind).
             if std::env::var("ZONELAB_MIOS_NO_READS").is_ok() {
                 reqs.retain(|q| q.op != UserOp::Read);

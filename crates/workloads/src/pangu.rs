@@ -207,6 +207,9 @@ pub struct PanguTrace {
     file_cursor: [u64; CHUNK_FILES as usize],
     /// Per file: the end of its range trimmed for the chunks being written.
     file_trimmed_to: [u64; CHUNK_FILES as usize],
+    /// An ablation's extra large writes: (share of writes, smallest, largest size
+    /// in bytes); `None` (the default) draws only the mix above.
+    extra_large: Option<(f64, u64, u64)>,
     /// A write held back while the trim of its new chunk is returned first.
     held_write: Option<TraceRecord>,
     time_ns: f64,
@@ -258,6 +261,7 @@ impl PanguTrace {
             file_bytes,
             file_cursor: [0; CHUNK_FILES as usize],
             file_trimmed_to: [0; CHUNK_FILES as usize],
+            extra_large: None,
             held_write: None,
             time_ns: 0.0,
             phase_end_ns: 0.0,
@@ -275,6 +279,27 @@ impl PanguTrace {
 
     fn exp(&mut self, mean: f64) -> f64 {
         -mean * (1.0 - self.unit()).ln()
+    }
+
+    /// An ablation (not a calibrated mix): `share` of the writes replaced by sizes
+    /// uniform in `min_bytes..=max_bytes` (4 KiB multiples), e.g. Fig. 9's
+    /// 256 KiB–1 MiB and > 1 MiB groups, which the paper reports for nodes C and D
+    /// but whose share it does not give. Draws one more number per write, so the
+    /// rest of the trace changes too; without it the trace is as before.
+    pub fn with_extra_large_writes(mut self, share: f64, min_bytes: u64, max_bytes: u64) -> Self {
+        self.extra_large = Some((share, min_bytes, max_bytes.max(min_bytes)));
+        self
+    }
+
+    /// A write's size: the mix below, or with the ablation's extra large writes.
+    fn write_size(&mut self) -> u64 {
+        if let Some((share, lo, hi)) = self.extra_large {
+            if self.unit() < share {
+                let blocks = (hi - lo) / (4 * KIB) + 1;
+                return (lo / (4 * KIB) + uniform_below(&mut self.rng, blocks)) * 4 * KIB;
+            }
+        }
+        self.size()
     }
 
     fn size(&mut self) -> u64 {
@@ -344,7 +369,11 @@ impl Iterator for PanguTrace {
         s.peak_rps = s.peak_rps.max(self.in_second);
         s.requests += 1;
         s.span_ns = time_ns;
-        let size = self.size();
+        let size = if is_write {
+            self.write_size()
+        } else {
+            self.size()
+        };
         if is_write {
             self.writes_left -= 1;
             let f = uniform_below(&mut self.rng, CHUNK_FILES) as usize;

@@ -183,8 +183,26 @@ pub fn pangu_requests(
     capacity: u64,
     start: u64,
 ) -> Vec<UserRequest> {
+    pangu_requests_with(node, scale, seed, capacity, start, None)
+}
+
+/// [`pangu_requests`] with an ablation's extra large writes, `(share of writes,
+/// smallest, largest bytes)` (`PanguTrace::with_extra_large_writes`).
+pub fn pangu_requests_with(
+    node: &PanguNode,
+    scale: f64,
+    seed: u64,
+    capacity: u64,
+    start: u64,
+    extra_large: Option<(f64, u64, u64)>,
+) -> Vec<UserRequest> {
     let rng = RngStreams::new(seed).stream(&format!("pangu.{}", node.name));
-    PanguTrace::new(*node, scale, capacity, rng)
+    let trace = PanguTrace::new(*node, scale, capacity, rng);
+    let trace = match extra_large {
+        Some((share, lo, hi)) => trace.with_extra_large_writes(share, lo, hi),
+        None => trace,
+    };
+    trace
         .map(|r| UserRequest {
             arrival_ns: start + r.time_ns,
             op: match r.op {

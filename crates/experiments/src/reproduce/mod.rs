@@ -35,7 +35,8 @@ pub use conzone_streams::fig12_volume_point;
 pub use mios_bursts::squeeze_into_bursts as mios_squeeze_into_bursts;
 pub use mios_extra::{
     aged_ssd as mios_aged_ssd, aged_ssd_with as mios_aged_ssd_with,
-    pangu_requests as mios_pangu_requests, LOG_BYTES as MIOS_LOG_BYTES,
+    pangu_requests as mios_pangu_requests, pangu_requests_with as mios_pangu_requests_with,
+    LOG_BYTES as MIOS_LOG_BYTES,
 };
 pub use outputs::{write_outputs, OutputFiles};
 
