@@ -452,6 +452,35 @@ mod tests {
         (recs, t.summary)
     }
 
+    #[test]
+    fn extra_large_writes_take_their_share_of_writes_only_in_their_range() {
+        let c = find_node("pangu_c").unwrap();
+        let writes = |recs: &[TraceRecord]| -> Vec<u64> {
+            recs.iter()
+                .filter(|r| r.op == TraceOp::Write)
+                .map(|r| r.size_bytes)
+                .collect()
+        };
+        // The generator's own mix gives node C only 4 KiB writes (module docs).
+        let (plain, _) = gen(c, 0.01, 1);
+        assert!(writes(&plain).iter().all(|&s| s == 4 * KIB));
+        let trace = PanguTrace::new(*c, 0.01, 512 * GIB, RngStreams::new(1).stream("pangu"))
+            .with_extra_large_writes(0.01, 256 * KIB, 2 * MIB);
+        let recs: Vec<_> = trace.collect();
+        let sizes = writes(&recs);
+        let large: Vec<u64> = sizes.iter().copied().filter(|&s| s > 4 * KIB).collect();
+        let share = large.len() as f64 / sizes.len() as f64;
+        assert!((0.008..0.012).contains(&share), "share {share}");
+        assert!(large
+            .iter()
+            .all(|&s| (256 * KIB..=2 * MIB).contains(&s) && s % (4 * KIB) == 0));
+        // Reads keep the node's mix.
+        assert!(recs
+            .iter()
+            .filter(|r| r.op == TraceOp::Read)
+            .all(|r| r.size_bytes == 4 * KIB));
+    }
+
     /// Table 1's written (or read) GB for `node`, or what 4 KiB requests give
     /// when its volume per request is below one 4 KiB block (C, D; module docs).
     fn expected_gb(node: &PanguNode, table_gb: f64, requests: u64, scale: f64) -> f64 {
