@@ -23,13 +23,14 @@
 //!   4 KiB or 8 KiB (mean 6 KiB); if the target mean is larger, 20% of requests are
 //!   large, 16 KiB–1 MiB from a power law whose exponent is solved so the overall
 //!   mean is the target; if it is smaller, the small mix is skewed toward 4 KiB.
-//! - **Arrivals**: bursty — a Poisson process whose rate changes in phases of
-//!   exponential length (1 s on average, Table 1's and Fig. 2's time unit: rates
-//!   per second). Each phase's rate is drawn from a lognormal fitted to Table 1:
-//!   its mean is the average KRPS and its 1-in-N upper quantile, N the node's
-//!   duration in seconds, is the peak KRPS — the peak is the largest of the
-//!   node's per-second rates, so most bursts are milder than it and only the
-//!   largest reach it ([`RateModel`]).
+//! - **Arrivals**: bursty — a Poisson process whose rate changes every whole
+//!   second (Table 1's and Fig. 2's time unit: rates per second). Each second's
+//!   rate is drawn from a lognormal fitted to Table 1: its mean is the average
+//!   KRPS, and the largest of the node's N per-second rates (N its duration in
+//!   seconds) has the peak KRPS as its median, so most bursts are milder than it
+//!   and only the largest reach it ([`RateModel`]). (Until the seventeenth
+//!   session phases had exponential lengths of 1 s on average; they straddled
+//!   second boundaries, so the largest second fell to 0.74-0.94 of the peak.)
 //! - **Offsets**: writes append to 64 files laid out over the address space
 //!   (Pangu chunk servers append). Reads hit older data: a random file's chunks
 //!   past those being written (uniformly), never the chunks being appended — the
@@ -144,7 +145,8 @@ const LARGE_MAX: f64 = MIB as f64;
 /// Share of large (> 10 KiB) requests when the mean needs them: §2.3 says more
 /// than 75% of writes are 10 KiB or smaller.
 const LARGE_SHARE: f64 = 0.2;
-const PHASE_MEAN_NS: f64 = NS_PER_S as f64;
+/// A phase of one arrival rate: one second, Table 1's unit.
+const PHASE_NS: f64 = NS_PER_S as f64;
 const SMALL_MEAN: f64 = 6.0 * KIB as f64;
 
 /// Mean of the power law with density ∝ s^-α on [LARGE_MIN, LARGE_MAX]
@@ -333,7 +335,8 @@ impl PanguTrace {
             if self.time_ns >= self.phase_end_ns {
                 let z = self.normal();
                 self.phase_rate_per_ns = self.rates.rate_per_s(z) / NS_PER_S as f64;
-                self.phase_end_ns = self.time_ns + self.exp(PHASE_MEAN_NS);
+                // Phases are whole seconds, as Table 1's rates.
+                self.phase_end_ns = ((self.time_ns / PHASE_NS).floor() + 1.0) * PHASE_NS;
             }
             let rate = self.phase_rate_per_ns;
             let t = self.time_ns + self.exp(1.0 / rate);
@@ -575,18 +578,43 @@ mod tests {
 
     #[test]
     fn largest_one_second_rate_is_near_table_1_peak() {
-        // Table 1's peak is the largest per-second rate of the node's whole trace:
-        // generated at full length, the largest one-second count lands near it.
-        for node in &PANGU_TABLE_1[..2] {
-            let (_, s) = gen(node, 1.0, 1);
-            let ratio = s.peak_rps as f64 / (node.peak_krps * 1e3);
+        // Table 1's peak is the largest per-second rate of the node's whole trace,
+        // one draw of a random maximum: generated at full length, its median over
+        // three seeds lands near the peak. (Node A, with the widest spread of rates,
+        // draws 0.7-1.6x its peak from seed to seed; docs/mios.md, "Traces pass".)
+        for node in &PANGU_TABLE_1[1..] {
+            let mut ratios: Vec<f64> = (1..=3)
+                .map(|seed| gen(node, 1.0, seed).1.peak_rps as f64 / (node.peak_krps * 1e3))
+                .collect();
+            ratios.sort_by(f64::total_cmp);
             assert!(
-                (0.7..1.3).contains(&ratio),
-                "{}: peak {}",
-                node.name,
-                s.peak_rps
+                (0.9..1.2).contains(&ratios[1]),
+                "{}: largest second / Table 1 peak over seeds 1-3: {ratios:?}",
+                node.name
             );
         }
+    }
+
+    #[test]
+    fn each_second_has_one_rate() {
+        // Table 1's rates are per second, and so are the trace's phases: a
+        // second's arrivals come at one rate, so its count is Poisson around it
+        // and the counts of neighbouring seconds are independent draws.
+        let (recs, _) = gen(&PANGU_TABLE_1[1], 0.5, 1); // 900 seconds
+        let mut per_second = vec![0u64; 1 + (recs.last().unwrap().time_ns / NS_PER_S) as usize];
+        for r in recs.iter().filter(|r| r.op != TraceOp::Trim) {
+            per_second[(r.time_ns / NS_PER_S) as usize] += 1;
+        }
+        per_second.pop(); // the last second is cut short by the trace's end
+        let n = per_second.len() as f64;
+        let mean = per_second.iter().sum::<u64>() as f64 / n;
+        let dev: Vec<f64> = per_second.iter().map(|&c| c as f64 - mean).collect();
+        let var = dev.iter().map(|d| d * d).sum::<f64>() / n;
+        let lag1 = dev.windows(2).map(|w| w[0] * w[1]).sum::<f64>() / (n - 1.0) / var;
+        assert!(
+            lag1.abs() < 0.15,
+            "neighbouring seconds correlate: {lag1:.3}"
+        );
     }
 
     #[test]
