@@ -202,15 +202,21 @@ fn main() -> Result<(), String> {
             // groups above 256 KiB, which the generator gives C and D none of).
             let extra_large = match std::env::var("ZONELAB_MIOS_LARGE") {
                 Ok(v) => {
+                    let bad = || {
+                        format!("ZONELAB_MIOS_LARGE `{v}`: share,min_kib,max_kib with 0 <= share <= 1 and 4 <= min_kib <= max_kib")
+                    };
                     let f: Vec<f64> = v
                         .split(',')
-                        .map(|x| x.parse::<f64>())
+                        .map(|x| x.trim().parse::<f64>())
                         .collect::<Result<_, _>>()
-                        .map_err(|_| "ZONELAB_MIOS_LARGE: share,min_kib,max_kib")?;
-                    if f.len() != 3 {
-                        return Err("ZONELAB_MIOS_LARGE: share,min_kib,max_kib".into());
+                        .map_err(|_| bad())?;
+                    let [share, lo, hi] = f[..] else {
+                        return Err(bad());
+                    };
+                    if !((0.0..=1.0).contains(&share) && lo >= 4.0 && lo <= hi) {
+                        return Err(bad());
                     }
-                    Some((f[0], (f[1] * KIB as f64) as u64, (f[2] * KIB as f64) as u64))
+                    Some((share, (lo * KIB as f64) as u64, (hi * KIB as f64) as u64))
                 }
                 Err(_) => None,
             };

@@ -30,7 +30,7 @@
 //!   seconds) has the peak KRPS as its median, so most bursts are milder than it
 //!   and only the largest reach it ([`RateModel`]). (Until the seventeenth
 //!   session phases had exponential lengths of 1 s on average; they straddled
-//!   second boundaries, so the largest second fell to 0.74-0.94 of the peak.)
+//!   second boundaries, so the largest second fell to 0.74-0.91 of the peak.)
 //! - **Offsets**: writes append to 64 files laid out over the address space
 //!   (Pangu chunk servers append). Reads hit older data: a random file's chunks
 //!   past those being written (uniformly), never the chunks being appended — the
@@ -287,8 +287,15 @@ impl PanguTrace {
     /// uniform in `min_bytes..=max_bytes` (4 KiB multiples), e.g. Fig. 9's
     /// 256 KiB–1 MiB and > 1 MiB groups, which the paper reports for nodes C and D
     /// but whose share it does not give. Draws one more number per write, so the
-    /// rest of the trace changes too; without it the trace is as before.
+    /// rest of the trace changes too; without it the trace is as before. The share
+    /// is clamped to 0..=1 and the sizes to at least one 4 KiB block.
     pub fn with_extra_large_writes(mut self, share: f64, min_bytes: u64, max_bytes: u64) -> Self {
+        let min_bytes = min_bytes.max(4 * KIB);
+        let share = if share.is_nan() {
+            0.0
+        } else {
+            share.clamp(0.0, 1.0)
+        };
         self.extra_large = Some((share, min_bytes, max_bytes.max(min_bytes)));
         self
     }
@@ -372,12 +379,8 @@ impl Iterator for PanguTrace {
         s.peak_rps = s.peak_rps.max(self.in_second);
         s.requests += 1;
         s.span_ns = time_ns;
-        let size = if is_write {
-            self.write_size()
-        } else {
-            self.size()
-        };
         if is_write {
+            let size = self.write_size();
             self.writes_left -= 1;
             let f = uniform_below(&mut self.rng, CHUNK_FILES) as usize;
             if self.file_cursor[f] + size > self.file_bytes {
@@ -415,6 +418,7 @@ impl Iterator for PanguTrace {
                 size_bytes: to - from,
             })
         } else {
+            let size = self.size();
             self.reads_left -= 1;
             // A file's older chunks, past those being written (module docs); a file
             // with none (all trimmed) is read where it has been written.
