@@ -157,8 +157,13 @@ impl Default for HostCosts {
 /// Runner options.
 #[derive(Debug, Clone)]
 pub struct SimOptions {
-    /// Check the invariants after every step (tests).
+    /// Check the invariants after steps (tests), every
+    /// [`check_every_steps`](Self::check_every_steps)-th one, and when `run` ends.
     pub check_invariants: bool,
+    /// With `check_invariants`: check after every n-th step (1: every step). A check
+    /// reads every live block, so long runs check a sample of steps; short ones (the
+    /// property tests) check them all.
+    pub check_every_steps: u64,
     /// Sample the file system's counters this often (0: never).
     pub sample_every_ns: Ns,
     /// Stop when every job is done (true) or also drain background work.
@@ -170,6 +175,7 @@ impl Default for SimOptions {
     fn default() -> Self {
         Self {
             check_invariants: false,
+            check_every_steps: 1,
             sample_every_ns: 0,
             stop_with_jobs: true,
             host: HostCosts::default(),
@@ -204,6 +210,8 @@ pub struct FsSim<'a> {
     /// Steps run at `stuck_at_ns` so far (see [`MAX_STEPS_AT_ONE_INSTANT`]).
     steps_at_instant: u64,
     stuck_at_ns: Ns,
+    /// Steps run so far (for [`SimOptions::check_every_steps`]).
+    steps_run: u64,
 }
 
 impl<'a> FsSim<'a> {
@@ -235,6 +243,7 @@ impl<'a> FsSim<'a> {
             fg_rounds_in_a_row: 0,
             steps_at_instant: 0,
             stuck_at_ns: 0,
+            steps_run: 0,
         };
         let gc = s.add_actor(Role::GcThread, 0);
         s.actors[gc].steps.push_back(Step::GcWake);
@@ -304,6 +313,9 @@ impl<'a> FsSim<'a> {
             }
             self.run_actor(a, t, &mut hists)?;
         }
+        if self.opts.check_invariants {
+            self.check(&"at the end of the run")?;
+        }
         Ok(self
             .actors
             .iter()
@@ -366,8 +378,11 @@ impl<'a> FsSim<'a> {
             self.actors[a].steps.pop_front();
             self.count_step(a, &step, t)?;
             let done = self.execute(a, step, t)?;
-            if self.opts.check_invariants {
-                self.check(a)?;
+            self.steps_run += 1;
+            if self.opts.check_invariants
+                && self.steps_run % self.opts.check_every_steps.max(1) == 0
+            {
+                self.check(&format_args!("after a step of actor {a}"))?;
             }
             if done > t {
                 self.wake(a, done);
@@ -766,10 +781,10 @@ impl<'a> FsSim<'a> {
         }
     }
 
-    fn check(&self, a: usize) -> Result<(), FsError> {
+    fn check(&self, when: &dyn std::fmt::Display) -> Result<(), FsError> {
         self.fs
             .check_live_blocks()
             .and_then(|_| self.fs.check_checkpoint(&self.ckpt_image))
-            .map_err(|e| FsError::Invariant(format!("after a step of actor {a}: {e}")))
+            .map_err(|e| FsError::Invariant(format!("{when}: {e}")))
     }
 }
