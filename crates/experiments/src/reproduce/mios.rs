@@ -9,8 +9,8 @@
 
 use super::mios_extra::three_policies_per_node;
 use super::mios_extra::{
-    aged_ssd as aged, err, extra, show_threshold, EXTRA_STEPS, HDD_10TB as HDD, SSD_960 as SSD,
-    THRESHOLD_MIN_WRITES,
+    aged_ssd as aged, err, extra, forget_aged_ssds, show_threshold, EXTRA_STEPS, HDD_10TB as HDD,
+    SSD_960 as SSD, THRESHOLD_MIN_WRITES,
 };
 use super::mios_load::{load_sweep, LOAD_STEPS};
 use super::mios_more::{more, MORE_STEPS};
@@ -65,7 +65,7 @@ impl Target for MiosTarget {
         opts: &RunOptions,
         progress: &mut dyn ProgressSink,
     ) -> Result<ReproduceResult, ReproduceError> {
-        run_draws(
+        let result = run_draws(
             opts.seed,
             opts.draws.unwrap_or(self.draws),
             |seed, progress| {
@@ -76,7 +76,9 @@ impl Target for MiosTarget {
                 run_one_draw(&opts, progress)
             },
             progress,
-        )
+        );
+        forget_aged_ssds();
+        result
     }
 }
 

@@ -3,17 +3,17 @@
 //! Fig. 15 (the fio fixed-interval test). Each run is on fresh, preconditioned
 //! devices like the Fig. 7 runs; nothing here is tuned to the paper's numbers.
 
+pub use super::mios_aged_ssd::{aged_ssd, aged_ssd_with, forget_aged_ssds};
 use super::{ProgressSink, ReproduceError};
 use crate::parallel::{default_threads, map_in_order};
 use crate::reproduce_result::{round_sig, Claim, Figure, Series};
-use std::cell::RefCell;
-use zonelab_devices::{open_device, open_device_with, Command, Device, Payload, ProfileOverride};
-use zonelab_engine::{RngStreams, GIB, KIB, MIB, NS_PER_S};
+use zonelab_devices::{open_device, ProfileOverride};
+use zonelab_engine::{RngStreams, GIB, KIB, MIB};
 use zonelab_systems::mios::node::{run_node, NodeConfig, NodeResult, Policy, UserOp, UserRequest};
 use zonelab_systems::mios::profiler::ProfiledParams;
 use zonelab_systems::mios::ssd_threshold::threshold_from_run;
 use zonelab_systems::mios::{profile, ProfileConfig};
-use zonelab_workloads::pangu::{chunk_file_bytes, PanguNode, PanguTrace, PANGU_TABLE_1};
+use zonelab_workloads::pangu::{PanguNode, PanguTrace, PANGU_TABLE_1};
 use zonelab_workloads::trace::TraceOp;
 
 pub(super) const SSD_960: &str = "ssd-960evo";
@@ -101,78 +101,6 @@ const SWR_LARGE_BYTES: u64 = 32 * KIB;
 
 pub(super) fn err<E: std::fmt::Display>(e: E) -> ReproduceError {
     ReproduceError::Run(e.to_string())
-}
-
-/// A `name` SSD aged as the workloads find it: filled once sequentially (every LBA
-/// written), then one capacity more written in the Pangu-like traces' own pattern —
-/// 1 MiB appends taking the 64 chunk files in turn (SNIA PTS-style
-/// workload-dependent preconditioning) — so its FTL is in the steady state of
-/// append workloads (GC victims hold little valid data) rather than in the
-/// transient right after a fill, when every closed superblock is fully valid and
-/// GC must copy until the appends have emptied whole superblocks (with the 64 GiB
-/// scaled drives that transient is a scale artifact: a real 250-512 GB drive's
-/// spare area outlasts it). Then a second of idle time. Returns the drive and when
-/// the workload may start. Built once per profile and cloned for every run.
-pub fn aged_ssd(name: &str) -> Result<(Box<dyn Device>, u64), ReproduceError> {
-    aged_ssd_with(name, &[])
-}
-
-/// [`aged_ssd`] of the profile `name` with `overrides` applied (e.g. its capacity).
-pub fn aged_ssd_with(
-    name: &str,
-    overrides: &[ProfileOverride],
-) -> Result<(Box<dyn Device>, u64), ReproduceError> {
-    thread_local! {
-        static AGED: RefCell<Option<(String, Box<dyn Device>, u64)>> = const { RefCell::new(None) };
-    }
-    let key = std::iter::once(name.to_string())
-        .chain(overrides.iter().map(|o| o.to_string()))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let cached = AGED.with(|a| {
-        a.borrow()
-            .as_ref()
-            .filter(|(n, _, _)| *n == key)
-            .and_then(|(_, d, t)| d.boxed_clone().map(|d| (d, *t)))
-    });
-    if let Some(hit) = cached {
-        return Ok(hit);
-    }
-    let (ssd, start) = age_ssd(name, overrides)?;
-    let copy = ssd.boxed_clone();
-    AGED.with(|a| *a.borrow_mut() = copy.map(|c| (key, c, start)));
-    Ok((ssd, start))
-}
-
-fn age_ssd(
-    name: &str,
-    overrides: &[ProfileOverride],
-) -> Result<(Box<dyn Device>, u64), ReproduceError> {
-    let mut ssd = open_device_with(name, overrides).map_err(err)?;
-    let bb = ssd.info().block_bytes as u64;
-    let blocks = (MIB / bb) as u32;
-    let n = ssd.info().capacity_blocks / blocks as u64;
-    let mut t = 0;
-    let write = |ssd: &mut Box<dyn Device>, t: u64, lba: u64| {
-        ssd.submit(t, &Command::Write { lba, blocks }, Payload::SizeOnly)
-            .map(|c| c.done_ns)
-            .map_err(err)
-    };
-    for i in 0..n {
-        t = write(&mut ssd, t, i * blocks as u64)?;
-    }
-    let file_bytes = chunk_file_bytes(ssd.info().capacity_bytes());
-    let files = ssd.info().capacity_bytes() / file_bytes;
-    let mut cursor = vec![0u64; files as usize];
-    for i in 0..n {
-        let f = (i % files) as usize;
-        if cursor[f] + MIB > file_bytes {
-            cursor[f] = 0;
-        }
-        t = write(&mut ssd, t, (f as u64 * file_bytes + cursor[f]) / bb)?;
-        cursor[f] += MIB;
-    }
-    Ok((ssd, t + NS_PER_S))
 }
 
 /// A node's Pangu-like requests (with the trims of deleted chunks), starting at `start`.

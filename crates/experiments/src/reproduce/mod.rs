@@ -13,6 +13,7 @@ pub mod hhzs;
 mod hhzs_motivation;
 pub mod main_job;
 mod mios;
+mod mios_aged_ssd;
 mod mios_bursts;
 mod mios_extra;
 mod mios_hdd_path;
