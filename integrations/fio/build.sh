@@ -25,7 +25,7 @@ src=$("$here/fio-source.sh" "$out/src")
 "$here/abi-check.sh" "$src"
 if [ -z "${ZONELAB_LIB:-}" ]; then
   . "$repo/scripts/ensure-toolchain.sh"
-  (cd "$repo" && cargo build --release --locked -q -j 1 -p zonelab-capi) >&2
+  (cd "$repo" && cargo build --release --locked -q -p zonelab-capi) >&2
   ZONELAB_LIB=$target/release
 fi
 # As fio's Makefile compiles its own engines (CPPFLAGS, -include config-host.h) and

@@ -11,7 +11,7 @@ repo=$(cd "$here/../.." && pwd)
 target=${CARGO_TARGET_DIR:-$repo/target}
 out=${HHZS_BUILD:-$target/rocksdb-plugin}
 if [ -z "${ZONELAB_LIB:-}" ]; then
-  (cd "$repo" && cargo build --release --locked -q -j 1 -p zonelab-capi) >&2
+  (cd "$repo" && cargo build --release --locked -q -p zonelab-capi) >&2
   ZONELAB_LIB=$target/release
 fi
 make -s -C "$here" -j1 OUT="$out" ZONELAB_LIB="$ZONELAB_LIB" >&2
