@@ -17,7 +17,13 @@ cargo test --workspace --locked "$@"
 # pytest tests against the CLI, Ray ones on a local Ray. ZONELAB_SKIP_PYTHON=1 skips.
 if [ "${ZONELAB_SKIP_PYTHON:-0}" != 1 ]; then
   python_started_s=$SECONDS
-  bash scripts/python-test.sh
+  # The CLI `cargo test` just built for its integration tests (target/debug/zonelab),
+  # unless arguments narrowed that build; then python-test.sh builds it.
+  if [ $# -eq 0 ]; then
+    ZONELAB_CLI="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug/zonelab" bash scripts/python-test.sh
+  else
+    bash scripts/python-test.sh
+  fi
   echo "scripts/test.sh: the Python part took $((SECONDS - python_started_s)) s"
 fi
 # The fio engine and the NBD server with Debian's tools (integrations/fio,
