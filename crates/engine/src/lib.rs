@@ -4,15 +4,19 @@
 //!
 //! Nothing here knows about storage; devices and workloads build on it.
 
+pub mod arrival_lane;
 pub mod event_queue;
 pub mod gap_timeline;
+pub mod in_flight;
 pub mod rng;
 pub mod stats;
 pub mod time;
 pub mod timeline;
 
+pub use arrival_lane::{ArrivalLane, Popped};
 pub use event_queue::EventQueue;
 pub use gap_timeline::GapTimeline;
+pub use in_flight::InFlight;
 pub use rng::{RngStream, RngStreams};
 pub use stats::{Counters, LatencyHistogram, LatencySummary, TimeSeries};
 pub use time::*;

@@ -55,10 +55,11 @@ use super::profiler::ProfiledParams;
 use super::ssd_dispatch::{SsdDispatch, PAPER_SSD_DISPATCH_DEPTH};
 use super::WriteState;
 use serde::Serialize;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use zonelab_devices::{Command, Device, DeviceError, Payload};
-use zonelab_engine::{EventQueue, LatencyHistogram, LatencySummary, Ns, KIB};
+use zonelab_engine::{
+    ArrivalLane, EventQueue, InFlight, LatencyHistogram, LatencySummary, Ns, Popped, KIB,
+};
 
 /// Where user writes go (§4.3, §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -322,7 +323,6 @@ const QUEUE_BUCKETS: usize = 257;
 
 #[derive(Debug, Clone, Copy)]
 enum Event {
-    Arrival(usize),
     HddDone,
     /// The HDD tier's k-th own write (`NodeConfig::hdd_tier_load`).
     TierWrite(u64),
@@ -385,7 +385,11 @@ struct Node<'a> {
     reqs: &'a [UserRequest],
     cfg: &'a NodeConfig,
     events: EventQueue<Event>,
-    ssd_outstanding: BinaryHeap<Reverse<Ns>>,
+    /// The user requests' arrivals, popped with `events` (a trace's millions of
+    /// arrivals kept out of the event heap).
+    arrivals: ArrivalLane,
+    /// Completion times of the SSD requests submitted: l(t) is those after t.
+    ssd_outstanding: InFlight,
     ssd_dispatch: SsdDispatch,
     ssd_bb: u64,
     hdd_bb: u64,
@@ -456,7 +460,8 @@ impl<'a> Node<'a> {
             reqs,
             cfg,
             events: EventQueue::new(),
-            ssd_outstanding: BinaryHeap::new(),
+            arrivals: ArrivalLane::new(reqs.iter().map(|q| q.arrival_ns).collect()),
+            ssd_outstanding: InFlight::new(),
             ssd_dispatch: SsdDispatch::new(cfg.ssd_dispatch_depth),
             ssd_bb,
             hdd_bb,
@@ -557,9 +562,6 @@ impl<'a> Node<'a> {
     }
 
     fn run(mut self) -> Result<(NodeResult, LatencyHistogram), DeviceError> {
-        for (i, q) in self.reqs.iter().enumerate() {
-            self.events.schedule(q.arrival_ns, Event::Arrival(i));
-        }
         if self.cfg.policy.uses_bcw() {
             // BCW starts (with its sync) when the workload does.
             let t0 = self.reqs.first().map_or(0, |r| r.arrival_ns);
@@ -571,15 +573,16 @@ impl<'a> Node<'a> {
             self.events.schedule(t0, Event::TierWrite(0));
         }
         let mut end = 0;
-        while let Some((now, ev)) = self.events.pop() {
+        // Arrivals pop as if all were scheduled before any other event.
+        while let Some((now, popped)) = self.events.pop_with_lane(&mut self.arrivals) {
             end = end.max(now);
-            match ev {
-                Event::Arrival(i) => self.arrive(now, i)?,
-                Event::HddDone => self.hdd_done(now)?,
-                Event::TierWrite(k) => self.tier_write_arrives(now, k)?,
+            match popped {
+                Popped::Arrival(i) => self.arrive(now, i)?,
+                Popped::Event(Event::HddDone) => self.hdd_done(now)?,
+                Popped::Event(Event::TierWrite(k)) => self.tier_write_arrives(now, k)?,
             }
         }
-        let end = end.max(self.ssd_outstanding.iter().map(|r| r.0).max().unwrap_or(0));
+        let end = end.max(self.ssd_outstanding.last_done_ns().unwrap_or(0));
         let mut r = self.r;
         r.write_latency = self.write_hist.summary();
         r.ssd_served_write_latency = self.ssd_served_hist.summary();
@@ -622,13 +625,7 @@ impl<'a> Node<'a> {
 
     /// SSD queue length at `now`: submitted and not completed.
     fn ssd_queue_len(&mut self, now: Ns) -> usize {
-        while let Some(&Reverse(t)) = self.ssd_outstanding.peek() {
-            if t > now {
-                break;
-            }
-            self.ssd_outstanding.pop();
-        }
-        self.ssd_outstanding.len()
+        self.ssd_outstanding.outstanding_at(now)
     }
 
     fn blocks_of(&self, offset: u64, size: u64) -> (u64, u64) {
@@ -737,7 +734,7 @@ impl<'a> Node<'a> {
         let start = self.ssd_dispatch.start_at(now);
         let done = self.ssd.submit(start, &cmd, Payload::SizeOnly)?.done_ns;
         self.ssd_dispatch.dispatched(start, done);
-        self.ssd_outstanding.push(Reverse(done));
+        self.ssd_outstanding.push(done);
         if !self.location.is_empty() {
             let (first, last) = self.blocks_of(q.offset_bytes, q.size_bytes);
             for b in first..last {
@@ -849,7 +846,7 @@ impl<'a> Node<'a> {
         let start = self.ssd_dispatch.start_at(now);
         let done = self.ssd.submit(start, &cmd, Payload::SizeOnly)?.done_ns;
         self.ssd_dispatch.dispatched(start, done);
-        self.ssd_outstanding.push(Reverse(done));
+        self.ssd_outstanding.push(done);
         if write {
             self.r.ssd_write_bytes += q.size_bytes;
             self.r.ssd_write_requests += 1;
