@@ -63,6 +63,8 @@
 //!   plain writes use handle 0 of group 0. Without the section the FTL is the
 //!   one-group, one-handle case: a host stream and a GC stream.
 
+#[path = "ftl/cow_array.rs"]
+mod cow_array;
 #[path = "ftl/fdp.rs"]
 mod fdp;
 #[cfg(test)]

@@ -6,7 +6,9 @@
 //! The runs of a draw and the draws themselves run on short-lived threads
 //! (`parallel::map_in_order`), so a per-thread cache aged the same drive again in
 //! every thread; this cache is shared by all threads, and a thread that asks for a
-//! drive being aged waits for it instead of aging it too.
+//! drive being aged waits for it instead of aging it too. A clone shares the aged
+//! drive's page maps until a run writes them (`ftl/cow_array.rs`), so a run
+//! copies only the parts of the maps it touches.
 
 use super::ReproduceError;
 use std::collections::BTreeMap;

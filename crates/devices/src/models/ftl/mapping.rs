@@ -12,7 +12,8 @@
 //! multi-plane page (one page on each plane) after another, so a *read group*
 //! (the slots one tR senses) is `page/4 KiB × planes` consecutive slots.
 //!
-//! Dense arrays only: L2P (`u32` per logical unit), P2L (`u32` per physical slot),
+//! Dense arrays only: L2P (`u32` per logical unit), P2L (`u32` per physical slot;
+//! both copy on write, `cow_array.rs`, so clones of an aged drive share them),
 //! per-superblock valid counts and states, per-block write pointers, a stack of
 //! free superblocks, and intrusive lists of closed superblocks bucketed by valid
 //! count, so the greedy victim (fewest valid slots) is found without a scan.
@@ -37,6 +38,8 @@
 //! Each superblock remembers the stream that opened it and, when the FTL tags
 //! data (FDP: the reclaim unit handle that wrote it), each logical unit its tag,
 //! so isolation can be checked ([`Mapping::check_isolation`]).
+
+use super::cow_array::CowArray;
 
 /// An unmapped L2P entry, an invalid P2L entry, or "no superblock".
 pub(crate) const NONE: u32 = u32::MAX;
@@ -239,8 +242,9 @@ pub(crate) const NO_OWNER: u16 = u16::MAX;
 #[derive(Debug, Clone)]
 pub(crate) struct Mapping {
     layout: Layout,
-    l2p: Vec<u32>,
-    p2l: Vec<u32>,
+    /// Copy on write, so clones of a preconditioned drive share it (`cow_array.rs`).
+    l2p: CowArray,
+    p2l: CowArray,
     /// Per superblock: valid slots.
     valid: Vec<u32>,
     state: Vec<SbState>,
@@ -275,8 +279,8 @@ impl Mapping {
             .iter()
             .all(|s| s.group < layout.groups && s.gc_dest < streams.len()));
         Self {
-            l2p: vec![NONE; layout.logical_units as usize],
-            p2l: vec![NONE; layout.physical_units() as usize],
+            l2p: CowArray::filled(layout.logical_units as usize, NONE),
+            p2l: CowArray::filled(layout.physical_units() as usize, NONE),
             valid: vec![0; sbs as usize],
             state: vec![SbState::Free; sbs as usize],
             assigned_pus: vec![0; sbs as usize],
@@ -386,13 +390,13 @@ impl Mapping {
     /// Physical slot of logical unit `lpn`, or `NONE`.
     #[inline]
     pub fn lookup(&self, lpn: u32) -> u32 {
-        self.l2p[lpn as usize]
+        self.l2p.get(lpn as usize)
     }
 
     /// Logical unit stored in `slot`, or `NONE` (invalid or padding).
     #[inline]
     pub fn lpn_at(&self, slot: u32) -> u32 {
-        self.p2l[slot as usize]
+        self.p2l.get(slot as usize)
     }
 
     /// Whether `slot` is in a program unit still being filled (its data is only in
@@ -450,12 +454,12 @@ impl Mapping {
     /// Unmaps `lpn`; returns the slot it occupied, if any.
     #[inline]
     pub fn unmap(&mut self, lpn: u32) -> Option<u32> {
-        let slot = self.l2p[lpn as usize];
+        let slot = self.l2p.get(lpn as usize);
         if slot == NONE {
             return None;
         }
-        self.l2p[lpn as usize] = NONE;
-        self.p2l[slot as usize] = NONE;
+        self.l2p.set(lpn as usize, NONE);
+        self.p2l.set(slot as usize, NONE);
         self.mapped_units -= 1;
         self.drop_valid(self.layout.superblock_of_slot(slot));
         Some(slot)
@@ -476,12 +480,12 @@ impl Mapping {
     /// Maps `lpn` (currently unmapped) to `slot` (fresh from [`next_slot`](Self::next_slot)).
     #[inline]
     pub fn map(&mut self, lpn: u32, slot: u32) {
-        debug_assert_eq!(self.l2p[lpn as usize], NONE);
-        debug_assert_eq!(self.p2l[slot as usize], NONE);
+        debug_assert_eq!(self.l2p.get(lpn as usize), NONE);
+        debug_assert_eq!(self.p2l.get(slot as usize), NONE);
         let sb = self.layout.superblock_of_slot(slot);
         debug_assert_eq!(self.state[sb as usize], SbState::Open);
-        self.l2p[lpn as usize] = slot;
-        self.p2l[slot as usize] = lpn;
+        self.l2p.set(lpn as usize, slot);
+        self.p2l.set(slot as usize, lpn);
         self.valid[sb as usize] += 1;
         self.mapped_units += 1;
     }
@@ -492,14 +496,14 @@ impl Mapping {
     /// stored to, never loaded: this is GC's hot loop.
     #[inline]
     pub fn relocate(&mut self, from: u32, to: u32) -> u32 {
-        let lpn = self.p2l[from as usize];
+        let lpn = self.p2l.get(from as usize);
         debug_assert_ne!(lpn, NONE);
-        debug_assert_eq!(self.l2p[lpn as usize], from);
-        debug_assert_eq!(self.p2l[to as usize], NONE);
-        self.p2l[from as usize] = NONE;
+        debug_assert_eq!(self.l2p.get(lpn as usize), from);
+        debug_assert_eq!(self.p2l.get(to as usize), NONE);
+        self.p2l.set(from as usize, NONE);
         self.drop_valid(self.layout.superblock_of_slot(from));
-        self.p2l[to as usize] = lpn;
-        self.l2p[lpn as usize] = to;
+        self.p2l.set(to as usize, lpn);
+        self.l2p.set(lpn as usize, to);
         let to_sb = self.layout.superblock_of_slot(to);
         debug_assert_eq!(self.state[to_sb as usize], SbState::Open);
         self.valid[to_sb as usize] += 1;
@@ -678,7 +682,7 @@ impl Mapping {
     pub fn check_invariants(&self) -> Result<(), String> {
         let l = &self.layout;
         let mut mapped = 0u64;
-        for (lpn, &slot) in self.l2p.iter().enumerate() {
+        for (lpn, slot) in self.l2p.iter().enumerate() {
             if slot == NONE {
                 continue;
             }
@@ -686,10 +690,10 @@ impl Mapping {
             if slot as u64 >= l.physical_units() {
                 return Err(format!("L2P[{lpn}] = {slot} is beyond the physical space"));
             }
-            if self.p2l[slot as usize] != lpn as u32 {
+            if self.p2l.get(slot as usize) != lpn as u32 {
                 return Err(format!(
                     "L2P[{lpn}] = {slot} but P2L[{slot}] = {}",
-                    self.p2l[slot as usize]
+                    self.p2l.get(slot as usize)
                 ));
             }
         }
@@ -700,14 +704,14 @@ impl Mapping {
             ));
         }
         let mut counted = vec![0u32; l.superblocks as usize];
-        for (slot, &lpn) in self.p2l.iter().enumerate() {
+        for (slot, lpn) in self.p2l.iter().enumerate() {
             if lpn == NONE {
                 continue;
             }
-            if self.l2p[lpn as usize] != slot as u32 {
+            if self.l2p.get(lpn as usize) != slot as u32 {
                 return Err(format!(
                     "P2L[{slot}] = {lpn} but L2P[{lpn}] = {}",
-                    self.l2p[lpn as usize]
+                    self.l2p.get(lpn as usize)
                 ));
             }
             let block = slot as u32 / l.units_per_block;
@@ -844,7 +848,7 @@ impl Mapping {
         if self.tags.is_empty() {
             return Ok(());
         }
-        for (slot, &lpn) in self.p2l.iter().enumerate() {
+        for (slot, lpn) in self.p2l.iter().enumerate() {
             if lpn == NONE {
                 continue;
             }
