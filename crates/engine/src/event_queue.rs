@@ -1,5 +1,9 @@
 //! A discrete-event queue ordered by virtual time, with ties broken by insertion
 //! order so that a run is deterministic whatever the events are.
+//!
+//! A trace's arrivals, known before the run, need not sit in the heap:
+//! [`EventQueue::pop_with_lane`] (`arrival_lane.rs`) pops them from a sorted list
+//! in the same order.
 
 use crate::time::Ns;
 use std::cmp::Ordering;
