@@ -5,8 +5,9 @@
 //! A replay that schedules all of a trace's N requests up front keeps N entries in
 //! the heap, so every pop sifts through log₂ N levels spread over N × 32 bytes of
 //! memory: at `reproduce mios --scale 1` that heap was the largest single cost of
-//! the run. The lane keeps the arrivals as a sorted list and a cursor instead; the
-//! heap then holds only the events the run itself schedules.
+//! the run. The lane reads the arrivals from the caller's own list (sorted by time
+//! or, if not, through an index order) with a cursor instead; the heap then holds
+//! only the events the run itself schedules.
 //!
 //! Order: arrivals scheduled before any other event have the lowest insertion
 //! sequence numbers, so at equal times they pop before every other event, and among
@@ -24,28 +25,31 @@ pub enum Popped<E> {
     Event(E),
 }
 
-/// Arrival times in the order they are due: by time, then by index.
+/// The arrivals of `items` (at `time_of(item)`) in the order they are due: by
+/// time, then by index.
 #[derive(Debug, Clone)]
-pub struct ArrivalLane {
-    times_ns: Vec<Ns>,
-    /// Indices by (time, index); `None` when the times are already in order.
+pub struct ArrivalLane<'a, T> {
+    items: &'a [T],
+    time_of: fn(&T) -> Ns,
+    /// Indices by (time, index); `None` when the items are already in time order.
     order: Option<Vec<usize>>,
     next: usize,
 }
 
-impl ArrivalLane {
-    /// A lane of arrivals at `times_ns[i]` for every `i`; the times need not be
-    /// sorted.
-    pub fn new(times_ns: Vec<Ns>) -> Self {
-        let sorted = times_ns.windows(2).all(|w| w[0] <= w[1]);
+impl<'a, T> ArrivalLane<'a, T> {
+    /// A lane of `items`, item `i` arriving at `time_of(&items[i])`; the items need
+    /// not be sorted by time.
+    pub fn new(items: &'a [T], time_of: fn(&T) -> Ns) -> Self {
+        let sorted = items.windows(2).all(|w| time_of(&w[0]) <= time_of(&w[1]));
         let order = (!sorted).then(|| {
-            let mut order: Vec<usize> = (0..times_ns.len()).collect();
+            let mut order: Vec<usize> = (0..items.len()).collect();
             // Stable: equal times keep index order, as their insertion order would.
-            order.sort_by_key(|&i| times_ns[i]);
+            order.sort_by_key(|&i| time_of(&items[i]));
             order
         });
         Self {
-            times_ns,
+            items,
+            time_of,
             order,
             next: 0,
         }
@@ -54,16 +58,16 @@ impl ArrivalLane {
     /// The next arrival due: its index and time.
     #[inline]
     fn peek(&self) -> Option<(usize, Ns)> {
-        if self.next >= self.times_ns.len() {
+        if self.next >= self.items.len() {
             return None;
         }
         let i = self.order.as_ref().map_or(self.next, |o| o[self.next]);
-        Some((i, self.times_ns[i]))
+        Some((i, (self.time_of)(&self.items[i])))
     }
 
     /// Arrivals not yet popped.
     pub fn remaining(&self) -> usize {
-        self.times_ns.len() - self.next
+        self.items.len() - self.next
     }
 }
 
@@ -73,7 +77,7 @@ impl<E> EventQueue<E> {
     /// order [`EventQueue::pop`] gives if every arrival of the lane was scheduled
     /// before any other event.
     #[inline]
-    pub fn pop_with_lane(&mut self, lane: &mut ArrivalLane) -> Option<(Ns, Popped<E>)> {
+    pub fn pop_with_lane<T>(&mut self, lane: &mut ArrivalLane<'_, T>) -> Option<(Ns, Popped<E>)> {
         match (lane.peek(), self.peek_time_ns()) {
             (Some((i, t)), queued) if queued.is_none_or(|q| t <= q) => {
                 lane.next += 1;
@@ -102,7 +106,7 @@ mod tests {
             FollowUp(usize),
         }
         let mut q = EventQueue::new();
-        let mut lane = ArrivalLane::new(if with_lane { arrivals.to_vec() } else { vec![] });
+        let mut lane = ArrivalLane::new(if with_lane { arrivals } else { &[] }, |t| *t);
         if !with_lane {
             for (i, &t) in arrivals.iter().enumerate() {
                 q.schedule(t, Ev::Arrival(i));
@@ -132,7 +136,7 @@ mod tests {
     #[test]
     fn an_arrival_pops_before_an_event_due_at_the_same_time() {
         let mut q = EventQueue::new();
-        let mut lane = ArrivalLane::new(vec![10, 10, 20]);
+        let mut lane = ArrivalLane::new(&[10, 10, 20], |t| *t);
         q.schedule(10, 'x');
         let pops: Vec<_> = std::iter::from_fn(|| q.pop_with_lane(&mut lane)).collect();
         assert_eq!(
@@ -151,7 +155,7 @@ mod tests {
     #[test]
     fn unsorted_arrivals_pop_by_time_then_index() {
         let mut q: EventQueue<()> = EventQueue::new();
-        let mut lane = ArrivalLane::new(vec![30, 10, 30, 0]);
+        let mut lane = ArrivalLane::new(&[30, 10, 30, 0], |t| *t);
         let pops: Vec<_> = std::iter::from_fn(|| q.pop_with_lane(&mut lane)).collect();
         let order: Vec<_> = pops.iter().map(|(t, p)| (*t, *p)).collect();
         assert_eq!(

@@ -387,7 +387,7 @@ struct Node<'a> {
     events: EventQueue<Event>,
     /// The user requests' arrivals, popped with `events` (a trace's millions of
     /// arrivals kept out of the event heap).
-    arrivals: ArrivalLane,
+    arrivals: ArrivalLane<'a, UserRequest>,
     /// Completion times of the SSD requests submitted: l(t) is those after t.
     ssd_outstanding: InFlight,
     ssd_dispatch: SsdDispatch,
@@ -460,7 +460,7 @@ impl<'a> Node<'a> {
             reqs,
             cfg,
             events: EventQueue::new(),
-            arrivals: ArrivalLane::new(reqs.iter().map(|q| q.arrival_ns).collect()),
+            arrivals: ArrivalLane::new(reqs, |q| q.arrival_ns),
             ssd_outstanding: InFlight::new(),
             ssd_dispatch: SsdDispatch::new(cfg.ssd_dispatch_depth),
             ssd_bb,
