@@ -30,13 +30,11 @@
 //! `append` ages the SSD as `reproduce mios` does (sequential fill, then one
 //! capacity of the traces' chunk-file appends); `seq` only fills it sequentially.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use zonelab_devices::{
     open_device, open_device_with, Command, Completion, Device, DeviceError, DeviceInfo,
     DeviceStats, Payload, ProfileOverride,
 };
-use zonelab_engine::{Ns, KIB, MIB, NS_PER_S};
+use zonelab_engine::{InFlight, Ns, KIB, MIB, NS_PER_S};
 use zonelab_experiments::reproduce::{
     mios_aged_ssd_with, mios_pangu_requests_with, mios_squeeze_into_bursts, MIOS_LOG_BYTES,
 };
@@ -46,7 +44,7 @@ use zonelab_workloads::pangu::find_node;
 
 struct Probe {
     inner: Box<dyn Device>,
-    outstanding: BinaryHeap<Reverse<Ns>>,
+    outstanding: InFlight,
     every_ns: Ns,
     next_ns: Ns,
     window_writes: u64,
@@ -65,19 +63,14 @@ impl Probe {
     }
 
     fn sample(&mut self, now: Ns) {
-        while let Some(&Reverse(t)) = self.outstanding.peek() {
-            if t > now {
-                break;
-            }
-            self.outstanding.pop();
-        }
+        let queue = self.outstanding.outstanding_at(now);
         let st = self.inner.stats(now);
         let c = |k: &str| st.counters.get(k).copied().unwrap_or(0);
         let gb = |b: u64| b as f64 / 1e9;
         println!(
             "{:.1}\t{}\t{}\t{:.3}\t{:.1}\t{:.1}\t{:.2}\t{:.2}\t{}\t{}\t{}\t{:.2}\t{:.2}\t{:.2}\t{:.2}\t{:.2}\t{:.3}",
             now as f64 / 1e9,
-            self.outstanding.len(),
+            queue,
             self.window_writes,
             self.window_lat_sum_ns / self.window_writes.max(1) as f64 / 1e6,
             self.window_lat_max_ns as f64 / 1e6,
@@ -131,7 +124,7 @@ impl Device for Probe {
                 self.sample(now_ns);
             }
         }
-        self.outstanding.push(Reverse(c.done_ns));
+        self.outstanding.push(c.done_ns);
         Ok(c)
     }
 
@@ -329,7 +322,7 @@ fn main() -> Result<(), String> {
     }
     let mut probe = Probe {
         inner: ssd,
-        outstanding: BinaryHeap::new(),
+        outstanding: InFlight::new(),
         every_ns: (every_s * 1e9) as Ns,
         next_ns: 0,
         window_writes: 0,
