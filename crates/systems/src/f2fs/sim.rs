@@ -161,9 +161,8 @@ pub struct SimOptions {
     /// [`check_every_steps`](Self::check_every_steps)-th one, and when `run` ends.
     pub check_invariants: bool,
     /// With `check_invariants`: check after every n-th step (1, and 0, mean every
-    /// step). A check
-    /// reads every live block, so long runs check a sample of steps; short ones (the
-    /// property tests) check them all.
+    /// step). A check reads every live block, so long runs check a sample of steps;
+    /// short ones (the property tests) check them all.
     pub check_every_steps: u64,
     /// Sample the file system's counters this often (0: never).
     pub sample_every_ns: Ns,
