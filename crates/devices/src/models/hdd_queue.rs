@@ -155,7 +155,7 @@ impl HostQueue {
         len_bytes: u64,
     ) -> DiskAccess {
         let Some(sched) = self.sched else {
-            return mech.access(ready_ns, offset_bytes, len_bytes);
+            return Self::access_in_order(mech, dir, ready_ns, offset_bytes, len_bytes);
         };
         while self.booked.front().is_some_and(|b| b.end_ns <= now_ns) {
             self.booked.pop_front();
@@ -206,12 +206,27 @@ impl HostQueue {
                 return a;
             }
         }
-        let a = mech.access(ready_ns, offset_bytes, len_bytes);
+        let a = Self::access_in_order(mech, dir, ready_ns, offset_bytes, len_bytes);
         booked.start_ns = a.start_ns;
         booked.end_ns = a.media_done_ns;
         booked.streamed = a.streamed;
         self.booked.push_back(booked);
         a
+    }
+
+    /// An access behind everything booked: a read may be served from the drive's
+    /// buffer (`DiskMechanics::access_read`), a write may not.
+    fn access_in_order(
+        mech: &mut DiskMechanics,
+        dir: Direction,
+        ready_ns: Ns,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> DiskAccess {
+        match dir {
+            Direction::Read => mech.access_read(ready_ns, offset_bytes, len_bytes),
+            Direction::Write => mech.access(ready_ns, offset_bytes, len_bytes),
+        }
     }
 
     /// Where a new read goes among the booked accesses: the index of the first
