@@ -14,6 +14,7 @@ use super::merge::{merge_runs, split_into_files};
 use super::options::{LsmOptionError, LsmOptions};
 use super::picker::{self, Pick, Running};
 use super::read_plan::{plan_get, plan_scan, FilterCounts, Probe};
+use super::scan_readahead::{BlockSource, ScanReadahead};
 use super::stall::{StallInputs, StallState, WriteController};
 use super::stats::{LevelSamples, LsmCounters, LsmSummary};
 use super::version::{Sst, Version};
@@ -132,6 +133,8 @@ pub struct LsmDb<S: LsmStorage> {
     sample_interval_ns: Ns,
     evicted: Vec<Evicted>,
     filter_counts: FilterCounts,
+    /// The running scan's iterator readahead (RocksDB's implicit auto-readahead).
+    scan_readahead: ScanReadahead,
     /// A flush was requested for the immutable MemTables regardless of
     /// `min_write_buffer_number_to_merge` (`MemTableList::FlushRequested`).
     flush_requested: bool,
@@ -189,6 +192,7 @@ impl<S: LsmStorage> LsmDb<S> {
             sample_interval_ns: 0,
             evicted: Vec::new(),
             filter_counts: FilterCounts::default(),
+            scan_readahead: ScanReadahead::new(o.max_auto_readahead_bytes),
             flush_requested: false,
             wal_getting_flushed: None,
             obsolete: Vec::new(),
@@ -224,6 +228,7 @@ impl<S: LsmStorage> LsmDb<S> {
             sample_interval_ns: self.sample_interval_ns,
             evicted: Vec::new(),
             filter_counts: self.filter_counts,
+            scan_readahead: self.scan_readahead.clone(),
             flush_requested: self.flush_requested,
             wal_getting_flushed: self.wal_getting_flushed,
             obsolete: self.obsolete.clone(),
@@ -534,6 +539,7 @@ impl<S: LsmStorage> LsmDb<S> {
                     KvOp::Get { key } | KvOp::ReadModifyWrite { key } => self.start_get(now, key),
                     KvOp::Scan { key, len } => {
                         self.client.probes = plan_scan(&self.version, &self.layout, key, len);
+                        self.scan_readahead.reset();
                         self.client.time = now + self.o.cpu.get_ns + len * self.o.cpu.scan_entry_ns;
                         self.client.step = Step::Probe(0);
                     }
@@ -653,23 +659,59 @@ impl<S: LsmStorage> LsmDb<S> {
             return Ok(());
         };
         let entries = sst.keys.len() as u64;
+        let file_bytes = sst.file_bytes;
         let mut t = now;
-        if !self.cache.lookup(p.sst, p.block) {
-            let (offset, bytes) = self.layout.block_extent(p.block, entries);
-            // Direct I/O reads whole 4 KiB pages.
+        let in_block_cache = self.cache.lookup(p.sst, p.block);
+        let (offset, bytes) = self.layout.block_extent(p.block, entries);
+        let source = if matches!(self.client.op, Some(KvOp::Scan { .. })) {
+            self.scan_readahead
+                .read_block(p.sst, offset, bytes, file_bytes, in_block_cache)
+        } else if in_block_cache {
+            BlockSource::BlockCache
+        } else {
+            // A point lookup reads the block's own pages (direct I/O: whole 4 KiB
+            // pages), with no readahead.
             const PAGE: u64 = 4096;
             let lo = offset / PAGE * PAGE;
-            let hi = (offset + bytes).div_ceil(PAGE) * PAGE;
-            let done = match self.storage.cached_read(now, p.sst, offset, bytes) {
-                Some(d) => d,
-                None => {
-                    let tier = self.storage.tier_of(p.sst);
-                    self.client.slowest_tier = self.client.slowest_tier.max(tier);
-                    self.storage.read(now, p.sst, lo, hi - lo)?
+            BlockSource::Device {
+                offset: lo,
+                bytes: (offset + bytes).div_ceil(PAGE) * PAGE - lo,
+                prefetch: false,
+            }
+        };
+        if source != BlockSource::BlockCache {
+            let done = match source {
+                BlockSource::PrefetchBuffer => {
+                    self.counters.prefetch_buffer_blocks += 1;
+                    now
                 }
+                BlockSource::Device {
+                    offset: read_offset,
+                    bytes: read_bytes,
+                    prefetch,
+                } => {
+                    // A block read on its own may come from HHZS's SSD cache; a
+                    // readahead read covers other bytes too and goes to the file.
+                    let cached = if prefetch {
+                        None
+                    } else {
+                        self.storage.cached_read(now, p.sst, offset, bytes)
+                    };
+                    let done = match cached {
+                        Some(d) => d,
+                        None => {
+                            let tier = self.storage.tier_of(p.sst);
+                            self.client.slowest_tier = self.client.slowest_tier.max(tier);
+                            self.storage.read(now, p.sst, read_offset, read_bytes)?
+                        }
+                    };
+                    self.counters.data_block_reads += 1;
+                    self.counters.data_block_read_bytes += read_bytes;
+                    self.counters.readahead_reads += prefetch as u64;
+                    done
+                }
+                BlockSource::BlockCache => unreachable!("handled above"),
             };
-            self.counters.data_block_reads += 1;
-            self.counters.data_block_read_bytes += hi - lo;
             self.evicted.clear();
             self.cache.insert(p.sst, p.block, bytes, &mut self.evicted);
             for k in 0..self.evicted.len() {

@@ -32,6 +32,7 @@ pub mod merge;
 pub mod options;
 pub mod picker;
 pub mod read_plan;
+pub mod scan_readahead;
 pub mod stall;
 pub mod stats;
 pub mod version;

@@ -86,6 +86,11 @@ pub struct LsmOptions {
     pub block_cache_shard_bits: u32,
     /// Compaction input readahead with direct reads (RocksDB sanitises 0 to 2 MiB).
     pub compaction_readahead_bytes: u64,
+    /// Iterators' implicit auto-readahead cap (`BlockBasedTableOptions::
+    /// max_auto_readahead_size`, 256 KiB by default; 0 turns it off): a scan's
+    /// sequential data-block reads of a file grow from 8 KiB of readahead by
+    /// doubling up to it (`scan_readahead`).
+    pub max_auto_readahead_bytes: u64,
     /// Writes of SST data to the file system (`writable_file_max_buffer_size`, 1 MiB).
     pub file_write_chunk_bytes: u64,
     /// WAL bytes buffered before one device write (ZenFS buffers 1 MiB per file).
@@ -251,6 +256,7 @@ impl LsmOptions {
             block_cache_bytes: 8 * MIB,
             block_cache_shard_bits: 4,
             compaction_readahead_bytes: 2 * MIB,
+            max_auto_readahead_bytes: 256 * KIB,
             file_write_chunk_bytes: MIB,
             wal_write_chunk_bytes: MIB,
             defer_obsolete_deletion: true,

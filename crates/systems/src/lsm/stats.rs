@@ -31,8 +31,13 @@ pub struct LsmCounters {
     /// Bytes of SSTs written per level (flush → L0, compaction → its output level).
     pub level_write_bytes: Vec<u64>,
     pub table_open_read_bytes: u64,
+    /// Device reads of data blocks (a readahead read counts once) and their bytes.
     pub data_block_reads: u64,
     pub data_block_read_bytes: u64,
+    /// Scan reads that were readahead reads, and data blocks a scan found in its
+    /// prefetch buffer (`scan_readahead`).
+    pub readahead_reads: u64,
+    pub prefetch_buffer_blocks: u64,
     pub bloom_useful: u64,
     pub bloom_false_positives: u64,
     pub flushes: u64,
