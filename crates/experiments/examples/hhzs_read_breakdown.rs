@@ -242,14 +242,16 @@ fn main() -> Result<(), String> {
             s.delayed_s
         );
         println!(
-            "        gets+rmws {} (MemTable {}), block reads {} = block cache {} + SSD cache {} + SSD {} + HDD {}; per read: HDD {:.2}, SSD {:.2}, SSD cache {:.2}; block-cache misses {}; SSD-cache admitted {}",
+            "        gets+rmws {} (MemTable {}), block reads {} = block cache {} + scan prefetch buffers {} + SSD cache {} + SSD {} + HDD {} (scan readahead reads {}); per read: HDD {:.2}, SSD {:.2}, SSD cache {:.2}; block-cache misses {}; SSD-cache admitted {}",
             s.gets + s.read_modify_writes,
             k.memtable_gets,
             bh1 - bh0 + bm1 - bm0,
             bh1 - bh0,
+            k.prefetch_buffer_blocks,
             ssd_cache,
             pr(0),
             pr(1),
+            k.readahead_reads,
             pr(1) as f64 / reads,
             pr(0) as f64 / reads,
             ssd_cache as f64 / reads,

@@ -156,6 +156,49 @@ fn scans_read_blocks_in_key_order() {
     assert!(s.data_block_reads >= 50, "{}", s.data_block_reads);
 }
 
+/// RocksDB's implicit auto-readahead: a scan's sequential blocks in a file come in
+/// a few growing reads, so the same scans need fewer and larger device reads than
+/// with the readahead off, and the counters say where the blocks came from.
+#[test]
+fn scans_read_ahead_and_gets_do_not() {
+    let scans = |max_readahead: u64| {
+        let mut o = small_options();
+        o.max_auto_readahead_bytes = max_readahead;
+        let mut db = LsmDb::new(o, IdealStorage::new(20_000, 1000 * MIB)).unwrap();
+        let mut puts = (0..20_000).map(|i| KvOp::Put { key: key(i) });
+        db.run_ops(&mut puts, 0).unwrap();
+        db.wait_for_compactions().unwrap();
+        let mut ops = (0..50).map(|i| KvOp::Scan {
+            key: key(i),
+            len: 100,
+        });
+        let s = db.run_ops(&mut ops, 0).unwrap();
+        assert_eq!(s.scans, 50);
+        // Counters are per phase (`run_ops` starts them afresh).
+        let k = db.counters().clone();
+        let mut gets = (0..200).map(|i| KvOp::Get { key: key(i * 3) });
+        db.run_ops(&mut gets, 0).unwrap();
+        let after_gets = db.counters().clone();
+        (
+            k.data_block_reads,
+            k.data_block_read_bytes,
+            k.readahead_reads,
+            k.prefetch_buffer_blocks,
+            after_gets.readahead_reads,
+        )
+    };
+    let (reads_off, bytes_off, ra_off, buf_off, _) = scans(0);
+    let (reads_on, bytes_on, ra_on, buf_on, ra_gets) = scans(256 * KIB);
+    assert_eq!((ra_off, buf_off), (0, 0));
+    assert!(ra_on > 0 && buf_on > 0, "{ra_on} {buf_on}");
+    assert!(reads_on < reads_off, "{reads_on} vs {reads_off}");
+    assert!(
+        bytes_on / reads_on > bytes_off / reads_off,
+        "{bytes_on}/{reads_on} vs {bytes_off}/{reads_off}"
+    );
+    assert_eq!(ra_gets, 0, "a get reads no ahead");
+}
+
 #[test]
 fn runs_are_deterministic() {
     let run = || {
