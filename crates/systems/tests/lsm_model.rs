@@ -15,8 +15,12 @@ fn key(i: u64) -> u64 {
 }
 
 fn load(n: u64) -> LsmDb<IdealStorage> {
+    load_with(small_options(), n)
+}
+
+fn load_with(o: LsmOptions, n: u64) -> LsmDb<IdealStorage> {
     let storage = IdealStorage::new(20_000, 1000 * MIB);
-    let mut db = LsmDb::new(small_options(), storage).unwrap();
+    let mut db = LsmDb::new(o, storage).unwrap();
     let mut ops = (0..n).map(|i| KvOp::Put { key: key(i) });
     let s = db.run_ops(&mut ops, 0).unwrap();
     assert_eq!(s.puts, n);
@@ -142,15 +146,19 @@ fn a_slow_device_stalls_writes() {
     assert!((s.ops_per_s - 1000.0).abs() < 20.0, "{}", s.ops_per_s);
 }
 
+/// 50 scans of 100 records from the first 50 loaded keys.
+fn fifty_scans() -> impl Iterator<Item = KvOp> {
+    (0..50).map(|i| KvOp::Scan {
+        key: key(i),
+        len: 100,
+    })
+}
+
 #[test]
 fn scans_read_blocks_in_key_order() {
     let mut db = load(20_000);
     db.wait_for_compactions().unwrap();
-    let mut ops = (0..50).map(|i| KvOp::Scan {
-        key: key(i),
-        len: 100,
-    });
-    let s = db.run_ops(&mut ops, 0).unwrap();
+    let s = db.run_ops(&mut fifty_scans(), 0).unwrap();
     assert_eq!(s.scans, 50);
     // 100 entries of 4 per block: at least 25 blocks per scan, some cached.
     assert!(s.data_block_reads >= 50, "{}", s.data_block_reads);
@@ -164,15 +172,9 @@ fn scans_read_ahead_and_gets_do_not() {
     let scans = |max_readahead: u64| {
         let mut o = small_options();
         o.max_auto_readahead_bytes = max_readahead;
-        let mut db = LsmDb::new(o, IdealStorage::new(20_000, 1000 * MIB)).unwrap();
-        let mut puts = (0..20_000).map(|i| KvOp::Put { key: key(i) });
-        db.run_ops(&mut puts, 0).unwrap();
+        let mut db = load_with(o, 20_000);
         db.wait_for_compactions().unwrap();
-        let mut ops = (0..50).map(|i| KvOp::Scan {
-            key: key(i),
-            len: 100,
-        });
-        let s = db.run_ops(&mut ops, 0).unwrap();
+        let s = db.run_ops(&mut fifty_scans(), 0).unwrap();
         assert_eq!(s.scans, 50);
         // Counters are per phase (`run_ops` starts them afresh).
         let k = db.counters().clone();
