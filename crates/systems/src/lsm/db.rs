@@ -669,15 +669,8 @@ impl<S: LsmStorage> LsmDb<S> {
         } else if in_block_cache {
             BlockSource::BlockCache
         } else {
-            // A point lookup reads the block's own pages (direct I/O: whole 4 KiB
-            // pages), with no readahead.
-            const PAGE: u64 = 4096;
-            let lo = offset / PAGE * PAGE;
-            BlockSource::Device {
-                offset: lo,
-                bytes: (offset + bytes).div_ceil(PAGE) * PAGE - lo,
-                prefetch: false,
-            }
+            // A point lookup reads the block's own pages, with no readahead.
+            BlockSource::own_pages(offset, bytes)
         };
         if source != BlockSource::BlockCache {
             let done = match source {

@@ -82,6 +82,18 @@ fn page_ceil(x: u64) -> u64 {
     x.div_ceil(PAGE_BYTES) * PAGE_BYTES
 }
 
+impl BlockSource {
+    /// A block read on its own: the whole 4 KiB pages it lies in (direct I/O), as a
+    /// get reads every block and a scan reads blocks outside a readahead.
+    pub fn own_pages(offset: u64, len: u64) -> Self {
+        BlockSource::Device {
+            offset: page_floor(offset),
+            bytes: page_ceil(offset + len) - page_floor(offset),
+            prefetch: false,
+        }
+    }
+}
+
 impl ScanReadahead {
     /// `max_auto_readahead_bytes` is RocksDB's `max_auto_readahead_size`; 0 turns
     /// implicit readahead off (every block is read on its own).
@@ -108,11 +120,7 @@ impl ScanReadahead {
         file_bytes: u64,
         in_block_cache: bool,
     ) -> BlockSource {
-        let plain = BlockSource::Device {
-            offset: page_floor(offset),
-            bytes: page_ceil(offset + len) - page_floor(offset),
-            prefetch: false,
-        };
+        let plain = BlockSource::own_pages(offset, len);
         if self.max_auto_readahead_bytes == 0 {
             return if in_block_cache {
                 BlockSource::BlockCache
